@@ -1,0 +1,52 @@
+/**
+ * The inference coordinator: the one interface the session pipeline uses to get transcripts.
+ * Two implementations: in-process (embedded mode, engines on worker threads) and Redis Streams
+ * (distributed mode, `REDIS_URL` set). Session logic never knows which one it talks to.
+ */
+import type { Feature, TranscribeRequest, TranscribeResult } from "../engines/types.ts";
+
+export type PublicModel = "solaria-3" | "solaria-1" | "trantoria-1";
+
+/** What one public model can do right now, as served by the installed/registered engines. */
+export interface ModelCapability {
+  model: PublicModel;
+  /** Engine entry serving it (catalogue id). */
+  engine: string;
+  /** Languages the serving engine transcribes. */
+  languages: string[];
+  features: Feature[];
+  translationTargets: string[];
+  /** Latency profiles accepted for this model. */
+  profiles: string[];
+}
+
+export interface InferenceJob {
+  sessionId: string;
+  /** Stable id of the utterance within the session (e.g. `${channel}:${index}`). */
+  utteranceId: string;
+  /** Monotonic per utterance; a final has the highest. Results are idempotent per (session, utterance, seq). */
+  seq: number;
+  model: PublicModel;
+  request: TranscribeRequest;
+}
+
+/** Raised when no engine can take the work now (queue full, no worker with room): callers answer 503 / retry. */
+export class NoCapacityError extends Error {
+  readonly code = "no_capacity";
+}
+
+/** Raised when no engine serves the model/languages/features asked for: callers answer 500. */
+export class NoEndpointError extends Error {
+  readonly code = "no_inference_endpoint";
+  constructor(message = "no inference endpoint available") {
+    super(message);
+  }
+}
+
+export interface InferenceCoordinator {
+  /** Models and add-ons that can be served right now. */
+  capabilities(): Promise<ModelCapability[]>;
+  /** Run one transcription. Rejects with NoCapacityError / NoEndpointError as above. */
+  transcribe(job: InferenceJob, signal?: AbortSignal): Promise<TranscribeResult>;
+  close(): Promise<void>;
+}

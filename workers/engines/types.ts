@@ -1,0 +1,94 @@
+/**
+ * The engine interface: what every speech-recognition family (Whisper-style encoder/decoder,
+ * streaming transducer, isolated-token classifier) offers to the rest of the service.
+ *
+ * Engines hold no session logic; sessions hold no engine internals. Audio is always mono float32
+ * in [-1, 1] at `info.sampleRate`; all times in results are seconds from the first sample handed in.
+ */
+
+/** Add-ons a model may support (names follow the contracts' capability/feature vocabulary). */
+export type Feature =
+  | "custom_vocabulary"
+  | "punctuation"
+  | "numerals"
+  | "named_entity_recognition"
+  | "pii"
+  | "end_of_turn"
+  | "number_hold"
+  | "sentiment_analysis"
+  | "diarization"
+  | "translation"
+  | "language_detection";
+
+export type EngineFamily = "whisper" | "transducer" | "isolated-token";
+
+export interface EngineInfo {
+  family: EngineFamily;
+  /** Catalogue entry id that produced this engine, e.g. `moonshine-micro-spelling`. */
+  name: string;
+  /** Language codes the engine transcribes. */
+  languages: string[];
+  /** Add-ons the engine itself implements (others may be provided by enrichers downstream). */
+  features: Feature[];
+  /** Languages the engine can translate into (empty when it cannot translate). */
+  translationTargets: string[];
+  /** Sample rate the engine expects (Hz). */
+  sampleRate: number;
+  /** True when partial results of a growing utterance are cheap (chunked streaming). */
+  streaming: boolean;
+}
+
+export interface VocabularyEntry {
+  phrase: string;
+  /** 0..1, how strongly the phrase is favoured. */
+  intensity: number;
+  /** Alternative spellings of how it sounds. */
+  pronunciations?: string[];
+  language?: string;
+}
+
+export interface TranscribeRequest {
+  /** Mono float32 at `EngineInfo.sampleRate`. For a partial, the utterance so far. */
+  audio: Float32Array;
+  /** True while the utterance is still growing; the engine may trade accuracy for speed. */
+  partial: boolean;
+  /**
+   * Opaque key of a growing utterance. An engine may cache state under it (e.g. encoder caches)
+   * between partial calls; a call with `partial: false` releases it.
+   */
+  streamKey?: string;
+  /** Allowed languages; empty or absent means detect. */
+  languages?: string[];
+  task?: "transcribe" | "translate";
+  targetLanguage?: string;
+  vocabulary?: VocabularyEntry[];
+}
+
+export interface WordTiming {
+  word: string;
+  start: number;
+  end: number;
+  confidence: number;
+}
+
+export interface TranscribeResult {
+  text: string;
+  language: string;
+  /** 0..1 */
+  confidence: number;
+  words: WordTiming[];
+  /** The engine judged the audio to contain no speech (text is then empty). */
+  noSpeech: boolean;
+}
+
+export interface LanguageProbability {
+  language: string;
+  probability: number;
+}
+
+export interface Engine {
+  readonly info: EngineInfo;
+  transcribe(req: TranscribeRequest): Promise<TranscribeResult>;
+  detectLanguage?(audio: Float32Array, candidates?: string[]): Promise<LanguageProbability[]>;
+  dispose(): Promise<void>;
+}
