@@ -1,0 +1,54 @@
+/** Operator configuration, read once from the environment. */
+import path from "node:path";
+
+export type Cluster = "eu1" | "us1";
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  dataDir: string;
+  modelsDir: string;
+  redisUrl: string | null;
+  cluster: Cluster;
+  bootstrapApiKey: string | null;
+  adminToken: string | null;
+  /** Trust `x-forwarded-for` for the client address (behind a reverse proxy). */
+  trustProxy: boolean;
+  /** Callback URLs may target loopback / private addresses (tests, private deployments). */
+  callbacksAllowLoopback: boolean;
+  callbacksAllowPrivate: boolean;
+}
+
+function bool(v: string | undefined): boolean {
+  return v === "1" || v === "true" || v === "yes";
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const port = Number(env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer 0..65535, got ${env.PORT}`);
+  const host = env.HOST ?? "0.0.0.0";
+  const cluster = (env.CLUSTER ?? "eu1") as Cluster;
+  if (cluster !== "eu1" && cluster !== "us1") throw new Error(`CLUSTER must be eu1 or us1, got ${env.CLUSTER}`);
+  const publicHost = host === "0.0.0.0" || host === "::" ? "localhost" : host;
+  return {
+    port,
+    host,
+    publicUrl: (env.PUBLIC_URL ?? `http://${publicHost}:${port}`).replace(/\/+$/, ""),
+    dataDir: path.resolve(env.DATA_DIR ?? "./data"),
+    modelsDir: path.resolve(env.MODELS_DIR ?? "./models"),
+    redisUrl: env.REDIS_URL || null,
+    cluster,
+    bootstrapApiKey: env.BOOTSTRAP_API_KEY || null,
+    adminToken: env.ADMIN_TOKEN || null,
+    trustProxy: bool(env.TRUST_PROXY),
+    callbacksAllowLoopback: bool(env.CALLBACKS_ALLOW_LOOPBACK),
+    callbacksAllowPrivate: bool(env.CALLBACKS_ALLOW_PRIVATE),
+  };
+}
+
+/** Regions of the `region` query parameter served by each cluster. */
+export const clusterRegions: Record<Cluster, readonly string[]> = {
+  eu1: ["eu", "eu-west"],
+  us1: ["us", "us-west"],
+};

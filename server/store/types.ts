@@ -1,0 +1,126 @@
+/**
+ * The store: accounts, API keys, sessions and their results. One interface; the embedded default is
+ * bun:sqlite under DATA_DIR (`sqlite.ts`). Times are epoch milliseconds.
+ */
+
+export type SessionStatus = "queued" | "processing" | "done" | "error";
+export const sessionStatuses: readonly SessionStatus[] = ["queued", "processing", "done", "error"];
+
+/** Scopes a key may hold. A key created without an explicit list holds all of them. */
+export type Scope = "sessions:write" | "sessions:read" | "sessions:delete" | "recordings:read" | "callbacks:write";
+export const allScopes: readonly Scope[] = ["sessions:write", "sessions:read", "sessions:delete", "recordings:read", "callbacks:write"];
+
+export interface Plan {
+  /** Concurrent open sessions (POST /v2/live and WebSocket answer 429 past it). */
+  maxConcurrentSessions: number;
+  /** Maximum session duration in seconds; reaching it acts as stop_recording. */
+  maxSessionDurationS: number;
+  /** Seconds of audio left; null = unlimited. 0 or less refuses new sessions with 402. */
+  creditsSeconds: number | null;
+  /** Whether sessions of this account are recorded (FLAC). */
+  recordAudio: boolean;
+}
+
+export const defaultPlan: Plan = {
+  maxConcurrentSessions: 10,
+  maxSessionDurationS: 8 * 3600,
+  creditsSeconds: null,
+  recordAudio: true,
+};
+
+export interface Account {
+  id: string;
+  name: string;
+  createdAt: number;
+  plan: Plan;
+  /** Secret used to sign callback requests (HMAC-SHA256). */
+  callbackSecret: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  /** First characters of the key, shown to operators to tell keys apart. */
+  prefix: string;
+  /** SHA-256 hex of the full key; the key itself is never stored. */
+  hash: string;
+  scopes: Scope[];
+  /** CIDR ranges allowed to use the key; empty = any address. */
+  allowedCidrs: string[];
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface SessionRecord {
+  id: string;
+  accountId: string;
+  status: SessionStatus;
+  createdAt: number;
+  updatedAt: number;
+  /** First WebSocket connection; null while the URL is unused. */
+  connectedAt: number | null;
+  endedAt: number | null;
+  /** SHA-256 hex of the WebSocket token. */
+  tokenHash: string;
+  model: string;
+  region: string | null;
+  requestedOptions: Record<string, unknown>;
+  appliedOptions: Record<string, unknown>;
+  customMetadata: Record<string, unknown> | null;
+  result: unknown | null;
+  error: { code: string; message: string } | null;
+  recordAudio: boolean;
+  recordingPath: string | null;
+  /** Pipeline state persisted for resume after a restart (opaque to the store). */
+  resumeState: unknown | null;
+}
+
+export interface SessionListQuery {
+  limit: number;
+  offset: number;
+  /** Decoded cursor: list strictly older than this (createdAt, id). */
+  before?: { createdAt: number; id: string };
+  /** Only sessions created in [from, to). */
+  createdFrom?: number;
+  createdTo?: number;
+  after?: number;
+  beforeDate?: number;
+  statuses?: SessionStatus[];
+  customMetadata?: Record<string, unknown>;
+}
+
+export type CreateSessionOutcome = { ok: true } | { ok: false; reason: "concurrency_limit" };
+
+export interface Store {
+  createAccount(input: { name: string; plan?: Partial<Plan>; id?: string }): Account;
+  getAccount(id: string): Account | null;
+  listAccounts(): Account[];
+  updatePlan(accountId: string, plan: Partial<Plan>): Account;
+  /** Subtract used seconds (no-op for unlimited plans). */
+  consumeCredits(accountId: string, seconds: number): void;
+
+  createKey(input: { accountId: string; name?: string; scopes?: Scope[]; allowedCidrs?: string[]; secret?: string }): { record: ApiKeyRecord; secret: string };
+  findKeyBySecret(secret: string): ApiKeyRecord | null;
+  listKeys(accountId: string): ApiKeyRecord[];
+  revokeKey(keyId: string, now: number): boolean;
+
+  /**
+   * Insert a session unless the account already holds `limit` open sessions at `now`
+   * (queued with an unused URL younger than `urlTtlMs`, or queued/processing once connected).
+   * Check and insert are atomic.
+   */
+  createSession(rec: SessionRecord, limit: number, now: number, urlTtlMs: number): CreateSessionOutcome;
+  countOpenSessions(accountId: string, now: number, urlTtlMs: number): number;
+  getSession(accountId: string, id: string): SessionRecord | null;
+  getSessionById(id: string): SessionRecord | null;
+  getSessionByTokenHash(tokenHash: string): SessionRecord | null;
+  listSessions(accountId: string, q: SessionListQuery): SessionRecord[];
+  updateSession(id: string, patch: Partial<Omit<SessionRecord, "id" | "accountId" | "createdAt">>): void;
+  deleteSession(id: string): void;
+  /** Queued sessions whose URL expired unused at `now` (for the sweeper). */
+  expiredUnusedSessions(now: number, urlTtlMs: number): SessionRecord[];
+
+  storeLlmCallback(accountId: string, body: { request_id: string; customer_id: string; status: string; data: unknown }, now: number): void;
+  close(): void;
+}
