@@ -1,0 +1,51 @@
+/** Types of the model catalogue: downloadable engine entries and the public models they serve. */
+import type { PublicModel } from "../coordinator/types.ts";
+import type { EngineFamily, Feature } from "../engines/types.ts";
+
+export interface CatalogueFile {
+  /** Path relative to MODELS_DIR (also the path under a mirror given by `--base-url`). */
+  path: string;
+  /** Public download location on the model's hub. */
+  url: string;
+  /** Size in bytes, or null where it is not pinned. */
+  size: number | null;
+  /** Lowercase hex SHA-256, or null where it is not pinned (pull then needs `--allow-unpinned`). */
+  sha256: string | null;
+  /** Not needed for the entry to count as installed (pulled along when available). */
+  optional?: boolean;
+}
+
+export interface CatalogueEntry {
+  /** Stable id, reported as `EngineInfo.name` and `ModelCapability.engine`. */
+  id: string;
+  /** Engine family, or "vad" for the voice activity detector (not an engine; serves no model). */
+  family: EngineFamily | "vad";
+  /** Directory under MODELS_DIR handed to the family loader. */
+  dir: string;
+  files: CatalogueFile[];
+  /** Languages the engine transcribes. */
+  languages: string[];
+  /** Add-ons the engine supports (with the service's downstream enrichers). */
+  features: Feature[];
+  /** Languages it can translate into. */
+  translationTargets: string[];
+  /** Loader settings passed to the family loader. */
+  options?: Record<string, unknown>;
+  description: string;
+  license: string;
+}
+
+export interface PublicModelDefinition {
+  model: PublicModel;
+  description: string;
+  /** Latency profiles accepted. */
+  profiles: string[];
+  /** Languages the public model may offer; null means whatever its engine transcribes. */
+  languages: string[] | null;
+  /** Add-ons the public model may offer. */
+  features: Feature[];
+  /** Translation targets the public model may offer (empty: it does not translate). */
+  translationTargets: string[];
+  /** Catalogue entry ids in order of preference; the first installed one serves the model. */
+  candidates: string[];
+}
