@@ -1,0 +1,260 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import path from "node:path";
+import { createAudioDecoder } from "../audio/decoder.ts";
+import { createResampler } from "../audio/resampler.ts";
+import { readWavFile } from "../audio/wav-file.ts";
+import { SileroVad } from "../../workers/vad/silero.ts";
+import {
+  createEndpointer,
+  type EndpointerEvent,
+  type EndpointerOptions,
+  type UtteranceFinalEvent,
+} from "./endpointer.ts";
+
+const SHARED = path.resolve(import.meta.dir, "../../../shared");
+const MODEL = path.join(process.env.MODELS_DIR ?? path.join(SHARED, "models"), "silero-vad/silero_vad.onnx");
+const RATE = 16000;
+
+const vad = await SileroVad.load(MODEL);
+afterAll(() => vad.close());
+
+const load = async (name: string) => (await readWavFile(path.join(SHARED, "audio", name))).channels[0]!;
+
+/** Speech bounds of a clip by energy (10 ms RMS above 10 % of the loudest), independent of the VAD. */
+function energyBounds(x: Float32Array): { onset: number; offset: number } {
+  const hop = RATE / 100;
+  const rms: number[] = [];
+  for (let i = 0; i + hop <= x.length; i += hop) {
+    let s = 0;
+    for (let j = i; j < i + hop; j++) s += x[j]! ** 2;
+    rms.push(Math.sqrt(s / hop));
+  }
+  const limit = 0.1 * Math.max(...rms);
+  const first = rms.findIndex((r) => r > limit);
+  const last = rms.length - 1 - [...rms].reverse().findIndex((r) => r > limit);
+  return { onset: (first * hop) / RATE, offset: ((last + 1) * hop) / RATE };
+}
+
+interface Placed {
+  name: string;
+  /** Speech onset / offset in the joined signal, seconds. */
+  onset: number;
+  offset: number;
+}
+
+/** Builds `lead` zeros, clip, `gap` zeros, clip, … `gap` zeros; clips optionally trimmed to speech. */
+function join(clips: { name: string; audio: Float32Array }[], gap: number, lead = 0.5, trim = false) {
+  const parts: Float32Array[] = [new Float32Array(Math.round(lead * RATE))];
+  const placed: Placed[] = [];
+  let pos = parts[0]!.length;
+  for (const clip of clips) {
+    let audio = clip.audio;
+    const b = energyBounds(audio);
+    if (trim) audio = audio.subarray(Math.round(b.onset * RATE), Math.round(b.offset * RATE));
+    const shift = trim ? b.onset : 0;
+    placed.push({ name: clip.name, onset: pos / RATE + b.onset - shift, offset: pos / RATE + b.offset - shift });
+    parts.push(audio, new Float32Array(Math.round(gap * RATE)));
+    pos += audio.length + Math.round(gap * RATE);
+  }
+  const signal = new Float32Array(pos);
+  let o = 0;
+  for (const p of parts) {
+    signal.set(p, o);
+    o += p.length;
+  }
+  return { signal, placed };
+}
+
+async function run(signal: Float32Array, options: EndpointerOptions = {}, piece = 1000): Promise<EndpointerEvent[]> {
+  const ep = createEndpointer(vad.createStream(RATE), options);
+  const events: EndpointerEvent[] = [];
+  for (let i = 0; i < signal.length; i += piece) events.push(...(await ep.push(signal.subarray(i, i + piece))));
+  events.push(...(await ep.flush()));
+  return events;
+}
+
+const finals = (events: EndpointerEvent[]) =>
+  events.filter((e): e is UtteranceFinalEvent => e.type === "utterance_final");
+
+const CLIPS = ["a", "b", "c", "double_u", "zero", "bee"];
+const clips = await Promise.all(CLIPS.map(async (name) => ({ name, audio: await load(`spelling/${name}.wav`) })));
+
+describe("endpointer on spoken tokens joined by silence", () => {
+  test("one utterance per clip, with sensible bounds and well-formed events", async () => {
+    const { signal, placed } = join(clips, 1.0);
+    const events = await run(signal, {}, 777);
+    const utterances = finals(events);
+    expect(utterances).toHaveLength(CLIPS.length);
+    utterances.forEach((u, i) => {
+      const clip = placed[i]!;
+      expect(u.utteranceIndex).toBe(i);
+      expect(u.reason).toBe("endpointing");
+      // Covers the clip's speech (with a little tolerance for faint edges) …
+      expect(u.start).toBeLessThanOrEqual(clip.onset + 0.05);
+      expect(u.end).toBeGreaterThanOrEqual(clip.offset - 0.1);
+      // … without straying far outside it.
+      expect(u.start).toBeGreaterThanOrEqual(clip.onset - 0.4);
+      expect(u.end).toBeLessThanOrEqual(clip.offset + 0.3);
+      // Audio is exactly the [start, end) span of the signal.
+      expect(u.audio.length).toBe(Math.round((u.end - u.start) * RATE));
+      const from = Math.round(u.start * RATE);
+      expect(u.audio).toEqual(signal.subarray(from, from + u.audio.length));
+    });
+    // Event order per utterance: speech_start, partials, speech_end, utterance_final.
+    const kinds = events.filter((e) => e.type !== "utterance_partial").map((e) => e.type);
+    expect(kinds).toEqual(CLIPS.flatMap(() => ["speech_start", "speech_end", "utterance_final"]));
+    const starts = events.filter((e) => e.type === "speech_start").map((e) => (e as { time: number }).time);
+    const ends = events.filter((e) => e.type === "speech_end").map((e) => (e as { time: number }).time);
+    starts.forEach((t, i) => {
+      expect(t).toBeGreaterThanOrEqual(utterances[i]!.start); // speech starts after the pre-roll
+      expect(t).toBeLessThan(ends[i]!);
+      expect(ends[i]).toBeCloseTo(utterances[i]!.end, 6);
+    });
+  });
+
+  test("partials grow every interval and are prefixes of the final audio", async () => {
+    const { signal } = join(clips.slice(0, 2), 1.0);
+    const events = await run(signal, { partialIntervalMs: 200 }, 512);
+    const partials = events.filter((e) => e.type === "utterance_partial");
+    const utterances = finals(events);
+    expect(utterances).toHaveLength(2);
+    for (const u of utterances) {
+      const mine = partials.filter((p) => p.utteranceIndex === u.utteranceIndex);
+      expect(mine.length).toBeGreaterThanOrEqual(2);
+      for (let i = 1; i < mine.length; i++) {
+        expect(mine[i]!.end - mine[i - 1]!.end).toBeGreaterThanOrEqual(0.2 - 1e-9);
+        expect(mine[i]!.end - mine[i - 1]!.end).toBeLessThan(0.2 + 0.033);
+      }
+      for (const p of mine) {
+        expect(p.start).toBe(u.start);
+        const from = Math.round(p.start * RATE);
+        expect(p.audio).toEqual(signal.subarray(from, from + p.audio.length));
+      }
+    }
+    expect((await run(signal, { partialIntervalMs: 0 }, 512)).some((e) => e.type === "utterance_partial")).toBe(false);
+  });
+
+  test("a 0.3 s pause is bridged by 0.64 s endpointing; a 1 s pause is not", async () => {
+    const two = clips.filter((c) => c.name === "a" || c.name === "c");
+    const close = join(two, 0.3, 0.5, true);
+    const merged = finals(await run(close.signal));
+    expect(merged).toHaveLength(1);
+    expect(merged[0]!.start).toBeLessThanOrEqual(close.placed[0]!.onset + 0.05);
+    expect(merged[0]!.end).toBeGreaterThanOrEqual(close.placed[1]!.offset - 0.1);
+    // A shorter endpointing splits the same signal.
+    expect(finals(await run(close.signal, { endpointing: 0.2 }))).toHaveLength(2);
+    expect(finals(await run(join(two, 1.0, 0.5, true).signal))).toHaveLength(2);
+  });
+
+  test("events do not depend on how the audio is chunked, nor on awaiting each push", async () => {
+    const { signal } = join(clips.slice(0, 3), 0.8);
+    const reference = await run(signal, {}, signal.length);
+    const ep = createEndpointer(vad.createStream(RATE));
+    const pending: Promise<EndpointerEvent[]>[] = [];
+    for (let i = 0, k = 0; i < signal.length; k++) {
+      const n = [1, 100, 513, 4096, 37][k % 5]!;
+      pending.push(ep.push(signal.subarray(i, i + n)));
+      i += n;
+    }
+    pending.push(ep.flush());
+    const events = (await Promise.all(pending)).flat();
+    expect(events.map((e) => [e.type, "time" in e ? e.time : e.start])).toEqual(
+      reference.map((e) => [e.type, "time" in e ? e.time : e.start]),
+    );
+    await expect(ep.push(new Float32Array(10))).rejects.toThrow(/flushed/);
+  });
+
+  test("a 64 ms fragment of speech is ignored as noise", async () => {
+    const a = clips[0]!.audio;
+    const vowel = energyBounds(a);
+    const mid = Math.round(((vowel.onset + vowel.offset) / 2) * RATE);
+    const signal = new Float32Array(RATE * 2);
+    signal.set(a.subarray(mid, mid + 1024), RATE);
+    expect(finals(await run(signal))).toHaveLength(0);
+  });
+});
+
+describe("endpointer on long and empty audio", () => {
+  test("maximum_duration_without_endpointing cuts jfk.wav into pieces no longer than the limit", async () => {
+    const jfk = await load("jfk.wav");
+    const limit = 2;
+    const events = await run(jfk, { maxDurationWithoutEndpointing: limit, partialIntervalMs: 0 }, 3200);
+    const pieces = finals(events);
+    expect(pieces.length).toBeGreaterThanOrEqual(4);
+    for (const p of pieces) {
+      expect(p.end - p.start).toBeLessThanOrEqual(limit + 1e-9);
+      expect(p.audio.length).toBeLessThanOrEqual(limit * RATE);
+    }
+    const cuts = pieces.filter((p) => p.reason === "max_duration");
+    expect(cuts.length).toBeGreaterThanOrEqual(2);
+    for (const c of cuts) expect(c.end - c.start).toBeCloseTo(limit, 6);
+    // A cut piece is followed by its continuation, starting exactly where it stopped.
+    for (let i = 0; i + 1 < pieces.length; i++) {
+      if (pieces[i]!.reason === "max_duration") expect(pieces[i + 1]!.start).toBeCloseTo(pieces[i]!.end, 9);
+    }
+    pieces.forEach((p, i) => expect(p.utteranceIndex).toBe(i));
+    // Without the limit the same speech yields fewer, longer utterances.
+    const free = finals(await run(jfk, { partialIntervalMs: 0 }, 3200));
+    expect(free.length).toBeLessThan(pieces.length);
+    expect(Math.max(...free.map((u) => u.end - u.start))).toBeGreaterThan(limit);
+  });
+
+  test("leopard_empty.wav yields no events and holds only the pre-roll", async () => {
+    const empty = await load("leopard_empty.wav");
+    const ep = createEndpointer(vad.createStream(RATE));
+    let maxHeld = 0;
+    const events: EndpointerEvent[] = [];
+    for (let i = 0; i < empty.length; i += 1600) {
+      events.push(...(await ep.push(empty.subarray(i, i + 1600))));
+      maxHeld = Math.max(maxHeld, ep.samplesHeld);
+    }
+    events.push(...(await ep.flush()));
+    expect(events).toEqual([]);
+    expect(ep.samplesReceived).toBe(empty.length);
+    expect(maxHeld).toBeLessThanOrEqual(0.2 * RATE + 512 + 1600);
+  });
+
+  test("an utterance still open at the end is closed by flush", async () => {
+    const a = clips[0]!.audio;
+    const b = energyBounds(a);
+    const cut = a.subarray(0, Math.round((b.offset - 0.05) * RATE)); // stop mid-word
+    const events = await run(cut);
+    const [u] = finals(events);
+    expect(finals(events)).toHaveLength(1);
+    expect(u!.reason).toBe("flush");
+    expect(u!.end).toBeCloseTo(cut.length / RATE, 6);
+    expect(events.at(-2)).toEqual({ type: "speech_end", time: u!.end });
+  });
+
+  test("8 kHz telephone audio works through decoder → resampler → endpointer", async () => {
+    const bytes = new Uint8Array(await Bun.file(path.join(SHARED, "audio/OSR_us_000_0034_8k.wav")).arrayBuffer());
+    const decoder = createAudioDecoder({ encoding: "wav/pcm", bitDepth: 16, sampleRate: 8000, channels: 1 });
+    const resampler = await createResampler(8000, RATE);
+    const ep = createEndpointer(vad.createStream(RATE), { partialIntervalMs: 0 });
+    const events: EndpointerEvent[] = [];
+    for (let i = 0; i < bytes.length; i += 3200) {
+      const [mono] = decoder.push(bytes.subarray(i, i + 3200));
+      events.push(...(await ep.push(resampler.push(mono!))));
+    }
+    events.push(...(await ep.push(resampler.flush())), ...(await ep.flush()));
+    resampler.close();
+    const duration = decoder.framesDecoded / 8000;
+    expect(duration).toBeGreaterThan(34);
+    expect(ep.samplesReceived).toBe(decoder.framesDecoded * 2);
+    // Ten Harvard sentences, read with pauses between them.
+    const utterances = finals(events);
+    expect(utterances.length).toBeGreaterThanOrEqual(8);
+    expect(utterances.length).toBeLessThanOrEqual(14);
+    const speech = utterances.reduce((s, u) => s + u.end - u.start, 0);
+    expect(speech / duration).toBeGreaterThan(0.5);
+    expect(speech / duration).toBeLessThan(0.95);
+    for (let i = 1; i < utterances.length; i++) expect(utterances[i]!.start).toBeGreaterThanOrEqual(utterances[i - 1]!.end);
+  });
+
+  test("bad options are rejected", () => {
+    const s = vad.createStream(RATE);
+    expect(() => createEndpointer(s, { endpointing: 0 })).toThrow(/endpointing/);
+    expect(() => createEndpointer(s, { maxDurationWithoutEndpointing: 0.01 })).toThrow(/maxDuration/);
+    expect(() => createEndpointer(s, { startThreshold: 0.3, endThreshold: 0.4 })).toThrow(/threshold/);
+  });
+});

@@ -1,0 +1,299 @@
+/**
+ * Endpointing and segmentation of one channel.
+ *
+ * Audio arrives in pieces of any size; it is scored by a VAD stream chunk by chunk, smoothed with
+ * hysteresis, and cut into utterances:
+ * - speech starts when a chunk scores ≥ `startThreshold` and speech then lasts `minSpeechMs`
+ *   without a gap longer than `candidateGapMs` (short noises are ignored);
+ * - while speaking, chunks scoring ≥ `endThreshold` count as speech, lower ones as silence;
+ * - an utterance ends after `endpointing` seconds of continuous silence, or is cut once it has
+ *   lasted `maxDurationWithoutEndpointing` seconds; `flush()` ends an open utterance.
+ *
+ * Times are seconds from the first sample of the channel. Utterance audio starts a little before
+ * the detected speech (`preRollMs`) and ends `speechPadMs` after it. Memory is bounded by the open
+ * utterance plus the pre-roll.
+ */
+
+import type { VadStream } from "../../workers/vad/silero.ts";
+import { SampleWindow } from "./sample-window.ts";
+
+export interface EndpointerOptions {
+  /** Seconds of continuous silence that end an utterance (default 0.64). */
+  endpointing?: number;
+  /** Seconds after which an utterance is cut even without silence (default: no limit). */
+  maxDurationWithoutEndpointing?: number | null;
+  /** Milliseconds between `utterance_partial` events of a growing utterance (default 500; 0 = none). */
+  partialIntervalMs?: number;
+  /** Probability at or above which speech may start (default 0.5). */
+  startThreshold?: number;
+  /** Probability below which a chunk counts as silence once speaking (default 0.35). */
+  endThreshold?: number;
+  /** Speech needed before `speech_start` is confirmed (default 150 ms: a spoken letter can be under 200 ms). */
+  minSpeechMs?: number;
+  /** Silence that abandons a not-yet-confirmed start (default 100 ms). */
+  candidateGapMs?: number;
+  /** Padding added around detected speech in `speech_start`/`speech_end` times (default 64 ms). */
+  speechPadMs?: number;
+  /** Audio kept before the detected speech start in the utterance audio (default 200 ms). */
+  preRollMs?: number;
+}
+
+export type UtteranceEndReason = "endpointing" | "max_duration" | "flush";
+
+export interface SpeechStartEvent {
+  type: "speech_start";
+  /** Seconds from the channel's stream start. */
+  time: number;
+}
+
+export interface SpeechEndEvent {
+  type: "speech_end";
+  time: number;
+}
+
+export interface UtterancePartialEvent {
+  type: "utterance_partial";
+  /** 0-based, increasing per channel. */
+  utteranceIndex: number;
+  /** Seconds of `audio[0]` from the channel's stream start. */
+  start: number;
+  /** Seconds just after the last sample of `audio`. */
+  end: number;
+  /** The utterance so far (a copy), at the VAD rate. */
+  audio: Float32Array;
+}
+
+export interface UtteranceFinalEvent {
+  type: "utterance_final";
+  utteranceIndex: number;
+  start: number;
+  end: number;
+  audio: Float32Array;
+  reason: UtteranceEndReason;
+}
+
+export type EndpointerEvent = SpeechStartEvent | SpeechEndEvent | UtterancePartialEvent | UtteranceFinalEvent;
+
+export interface Endpointer {
+  readonly sampleRate: number;
+  /**
+   * Appends audio and returns the events it caused, in order. Calls are processed in call order
+   * even when the caller does not await between them.
+   */
+  push(samples: Float32Array): Promise<EndpointerEvent[]>;
+  /** End of stream: scores the last partial chunk and ends an open utterance (reason `flush`). */
+  flush(): Promise<EndpointerEvent[]>;
+  /** Samples handed to `push` so far. */
+  readonly samplesReceived: number;
+  /** Samples currently held (open utterance, pre-roll and the unscored remainder). */
+  readonly samplesHeld: number;
+  /** True between `speech_start` and `speech_end`. */
+  readonly inSpeech: boolean;
+}
+
+type Phase = "idle" | "candidate" | "speech";
+
+const DEFAULTS = {
+  endpointing: 0.64,
+  partialIntervalMs: 500,
+  startThreshold: 0.5,
+  endThreshold: 0.35,
+  minSpeechMs: 150,
+  candidateGapMs: 100,
+  speechPadMs: 64,
+  preRollMs: 200,
+};
+
+function checkOptions(o: Required<Omit<EndpointerOptions, "maxDurationWithoutEndpointing">>, max: number | null) {
+  if (!(o.endpointing > 0)) throw new RangeError(`endpointing must be > 0 seconds, got ${o.endpointing}`);
+  if (max !== null && !(max >= 0.1)) {
+    throw new RangeError(`maxDurationWithoutEndpointing must be ≥ 0.1 seconds, got ${max}`);
+  }
+  if (!(o.endThreshold > 0 && o.endThreshold <= o.startThreshold && o.startThreshold < 1)) {
+    throw new RangeError("thresholds must satisfy 0 < endThreshold ≤ startThreshold < 1");
+  }
+  for (const k of ["partialIntervalMs", "minSpeechMs", "candidateGapMs", "speechPadMs", "preRollMs"] as const) {
+    if (!(o[k] >= 0)) throw new RangeError(`${k} must be ≥ 0, got ${o[k]}`);
+  }
+}
+
+/** Creates the endpointer of one channel over its VAD stream (audio at the stream's rate). */
+export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}): Endpointer {
+  const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
+  const maxDuration = options.maxDurationWithoutEndpointing ?? null;
+  checkOptions(o, maxDuration);
+
+  const rate = vad.sampleRate;
+  const frame = vad.frameSamples;
+  const ms = (x: number) => Math.round((x * rate) / 1000);
+  const endpointingSamples = Math.round(o.endpointing * rate);
+  const maxSamples = maxDuration === null ? Infinity : Math.round(maxDuration * rate);
+  const partialSamples = ms(o.partialIntervalMs);
+  const minSpeechSamples = ms(o.minSpeechMs);
+  const candidateGapSamples = ms(o.candidateGapMs);
+  const padSamples = ms(o.speechPadMs);
+  const preRollSamples = ms(o.preRollMs);
+  const sec = (sample: number) => sample / rate;
+
+  const window = new SampleWindow();
+  let processed = 0; // absolute end of the last scored chunk
+  let phase: Phase = "idle";
+  let candidateStart = 0;
+  let candidateSpeech = 0;
+  let silenceStart: number | null = null;
+  let lastEnd = 0; // end of the previous utterance / speech: later ones never start before it
+  let utteranceIndex = -1;
+  let utteranceStart = 0;
+  let utteranceHasSpeech = false;
+  let lastPartial = 0;
+  let finished = false;
+  let chain: Promise<unknown> = Promise.resolve();
+
+  const final = (from: number, to: number, reason: UtteranceEndReason): UtteranceFinalEvent => ({
+    type: "utterance_final",
+    utteranceIndex,
+    start: sec(from),
+    end: sec(to),
+    audio: window.slice(from, to),
+    reason,
+  });
+
+  function confirmSpeech(events: EndpointerEvent[]): void {
+    phase = "speech";
+    events.push({ type: "speech_start", time: sec(Math.max(lastEnd, candidateStart - padSamples)) });
+    utteranceIndex++;
+    utteranceStart = Math.max(lastEnd, candidateStart - preRollSamples, window.start);
+    utteranceHasSpeech = true;
+    lastPartial = processed;
+  }
+
+  function endSpeech(end: number, reason: UtteranceEndReason, events: EndpointerEvent[]): void {
+    events.push({ type: "speech_end", time: sec(end) });
+    if (utteranceHasSpeech && end > utteranceStart) events.push(final(utteranceStart, end, reason));
+    phase = "idle";
+    silenceStart = null;
+    lastEnd = end;
+  }
+
+  /** Applies one scored chunk [from, to) with speech probability p. */
+  function onChunk(p: number, from: number, to: number, events: EndpointerEvent[]): void {
+    if (phase === "idle") {
+      if (p < o.startThreshold) return;
+      phase = "candidate";
+      candidateStart = from;
+      candidateSpeech = 0;
+      silenceStart = null;
+    }
+    const speech = p >= o.endThreshold;
+    if (speech) silenceStart = null;
+    else silenceStart ??= from;
+
+    if (phase === "candidate") {
+      if (speech) candidateSpeech += to - from;
+      if (candidateSpeech >= minSpeechSamples) {
+        confirmSpeech(events);
+        silenceStart = null;
+      } else if (silenceStart !== null && to - silenceStart >= candidateGapSamples) {
+        phase = "idle";
+        silenceStart = null;
+      }
+      return;
+    }
+
+    // phase === "speech"
+    if (speech) utteranceHasSpeech = true;
+    while (to - utteranceStart >= maxSamples) {
+      const cut = utteranceStart + maxSamples;
+      if (utteranceHasSpeech) events.push(final(utteranceStart, cut, "max_duration"));
+      utteranceIndex += utteranceHasSpeech ? 1 : 0;
+      utteranceStart = cut;
+      utteranceHasSpeech = speech;
+      lastPartial = to;
+    }
+    if (silenceStart !== null && to - silenceStart >= endpointingSamples) {
+      endSpeech(Math.min(silenceStart + padSamples, to), "endpointing", events);
+      return;
+    }
+    if (partialSamples > 0 && utteranceHasSpeech && to - lastPartial >= partialSamples) {
+      lastPartial = to;
+      events.push({
+        type: "utterance_partial",
+        utteranceIndex,
+        start: sec(utteranceStart),
+        end: sec(to),
+        audio: window.slice(utteranceStart, to),
+      });
+    }
+  }
+
+  /** Drops audio no event can need any more. */
+  function trim(): void {
+    let keep: number;
+    if (phase === "speech") keep = utteranceStart;
+    else if (phase === "candidate") keep = Math.max(lastEnd, candidateStart - preRollSamples);
+    else keep = Math.max(lastEnd, processed - preRollSamples);
+    window.dropBefore(Math.min(keep, processed));
+  }
+
+  async function scoreAvailable(events: EndpointerEvent[]): Promise<void> {
+    while (window.end - processed >= frame) {
+      const p = await vad.process(window.slice(processed, processed + frame));
+      onChunk(p, processed, processed + frame, events);
+      processed += frame;
+      trim();
+    }
+  }
+
+  async function doPush(samples: Float32Array): Promise<EndpointerEvent[]> {
+    if (finished) throw new Error("endpointer already flushed");
+    const events: EndpointerEvent[] = [];
+    window.append(samples);
+    await scoreAvailable(events);
+    return events;
+  }
+
+  async function doFlush(): Promise<EndpointerEvent[]> {
+    if (finished) return [];
+    const events: EndpointerEvent[] = [];
+    await scoreAvailable(events);
+    const total = window.end;
+    const rest = total - processed;
+    if (rest > 0) {
+      const last = new Float32Array(frame);
+      last.set(window.slice(processed, total));
+      onChunk(await vad.process(last), processed, total, events);
+      processed = total;
+    }
+    finished = true;
+    if (phase === "speech") {
+      endSpeech(silenceStart === null ? total : Math.min(silenceStart + padSamples, total), "flush", events);
+    }
+    phase = "idle";
+    window.dropBefore(total);
+    return events;
+  }
+
+  function enqueue<T>(job: () => Promise<T>): Promise<T> {
+    const result = chain.then(job);
+    chain = result.catch(() => undefined);
+    return result;
+  }
+
+  return {
+    sampleRate: rate,
+    push: (samples) => {
+      const copy = samples.slice();
+      return enqueue(() => doPush(copy));
+    },
+    flush: () => enqueue(doFlush),
+    get samplesReceived() {
+      return window.end;
+    },
+    get samplesHeld() {
+      return window.length;
+    },
+    get inSpeech() {
+      return phase === "speech";
+    },
+  };
+}
