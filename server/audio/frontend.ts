@@ -1,0 +1,137 @@
+/**
+ * The per-session audio front end: session bytes in, per-channel speech events out.
+ *
+ *   bytes (session encoding, rate, interleaved channels)
+ *     → decoder → per channel: resampler to 16 kHz → endpointer (Silero VAD)
+ *     → events tagged with their channel
+ *
+ * It also counts what it received, so acknowledgment ranges and `recording_duration` can be
+ * computed by the session.
+ */
+
+import type { SileroVad } from "../../workers/vad/silero.ts";
+import {
+  createEndpointer,
+  type Endpointer,
+  type EndpointerEvent,
+  type EndpointerOptions,
+} from "../vad/endpointer.ts";
+import { createAudioDecoder, type AudioDecoder, type DecoderWarning } from "./decoder.ts";
+import type { AudioFormat } from "./format.ts";
+import { createResampler, type Resampler, type ResamplerQuality } from "./resampler.ts";
+
+/** Rate of the audio inside events (the VAD's and the engines' rate). */
+export const FRONTEND_SAMPLE_RATE = 16000;
+
+/** An endpointer event of one channel (0-based). */
+export type ChannelEvent = EndpointerEvent & { channel: number };
+
+/** A problem with the stream that did not stop decoding (e.g. a WAV header that disagrees). */
+export interface FrontendWarning extends DecoderWarning {
+  type: "warning";
+}
+
+export type FrontendEvent = ChannelEvent | FrontendWarning;
+
+export interface AudioFrontendOptions {
+  format: AudioFormat;
+  /** Loaded VAD model; each channel gets its own stream. */
+  vad: SileroVad;
+  endpointer?: EndpointerOptions;
+  resamplerQuality?: ResamplerQuality;
+}
+
+export interface AudioFrontend {
+  readonly format: AudioFormat;
+  /**
+   * Consumes the next chunk of the session stream. Events come back in the order the audio
+   * produced them; the promises of successive calls resolve in call order.
+   */
+  push(bytes: Uint8Array): Promise<FrontendEvent[]>;
+  /** End of recording: drains the resamplers and ends open utterances (reason `flush`). */
+  flush(): Promise<FrontendEvent[]>;
+  /** Every byte received, WAV header included (offset of the next byte from the session start). */
+  readonly bytesReceived: number;
+  /** Seconds of audio received (whole frames decoded at the session rate). */
+  readonly durationSeconds: number;
+  /** Frees the resamplers. */
+  close(): void;
+}
+
+interface Channel {
+  resampler: Resampler;
+  endpointer: Endpointer;
+}
+
+/** Time an event refers to, used to interleave the channels' events. */
+const eventTime = (e: EndpointerEvent): number => ("time" in e ? e.time : e.end);
+
+/** Merges per-channel event lists by time, keeping each channel's own order. */
+function mergeChannels(lists: EndpointerEvent[][]): ChannelEvent[] {
+  const out: ChannelEvent[] = [];
+  const next = lists.map(() => 0);
+  for (;;) {
+    let best = -1;
+    for (let c = 0; c < lists.length; c++) {
+      const e = lists[c]![next[c]!];
+      if (e && (best < 0 || eventTime(e) < eventTime(lists[best]![next[best]!]!))) best = c;
+    }
+    if (best < 0) return out;
+    out.push({ ...lists[best]![next[best]!++]!, channel: best });
+  }
+}
+
+/** Builds the front end of one session stream. Throws on an unsupported format. */
+export async function createAudioFrontend(options: AudioFrontendOptions): Promise<AudioFrontend> {
+  const decoder: AudioDecoder = createAudioDecoder(options.format);
+  const channels: Channel[] = [];
+  for (let c = 0; c < options.format.channels; c++) {
+    channels.push({
+      resampler: await createResampler(options.format.sampleRate, FRONTEND_SAMPLE_RATE, options.resamplerQuality),
+      endpointer: createEndpointer(options.vad.createStream(FRONTEND_SAMPLE_RATE), options.endpointer),
+    });
+  }
+
+  const warnings = (): FrontendWarning[] => decoder.takeWarnings().map((w) => ({ type: "warning", ...w }));
+
+  async function collect(perChannel: Promise<EndpointerEvent[]>[], before: FrontendWarning[]) {
+    const lists = await Promise.all(perChannel);
+    return [...before, ...mergeChannels(lists)];
+  }
+
+  return {
+    format: options.format,
+    push(bytes) {
+      const decoded = decoder.push(bytes);
+      const found = warnings();
+      return collect(
+        channels.map((ch, c) => ch.endpointer.push(ch.resampler.push(decoded[c]!))),
+        found,
+      );
+    },
+    flush() {
+      const decoded = decoder.flush();
+      const found = warnings();
+      return collect(
+        channels.map(async (ch, c) => {
+          const head = ch.resampler.push(decoded[c]!);
+          const tail = ch.resampler.flush();
+          const events = await ch.endpointer.push(head);
+          events.push(...(await ch.endpointer.push(tail)));
+          events.push(...(await ch.endpointer.flush()));
+          return events;
+        }),
+        found,
+      );
+    },
+    get bytesReceived() {
+      return decoder.bytesReceived;
+    },
+    get durationSeconds() {
+      return decoder.framesDecoded / options.format.sampleRate;
+    },
+    close() {
+      for (const ch of channels) ch.resampler.close();
+    },
+  };
+}
