@@ -1,0 +1,84 @@
+/**
+ * Runs a merged Whisper decoder (`decoder_model_merged.onnx`) one step at a time with its
+ * key/value cache: the first call passes empty past tensors and `use_cache_branch = false`;
+ * later calls feed back the `present.*` outputs with `use_cache_branch = true`.
+ */
+import * as ort from "onnxruntime-node";
+
+/** What one decoder call looked like (for diagnostics and tests). */
+export interface DecoderCallTrace {
+  inputIds: number[];
+  pastLength: number;
+  useCacheBranch: boolean;
+}
+
+/** Key/value caches of one hypothesis: the self-attention caches grow, the cross-attention ones are fixed. */
+export interface DecoderCache {
+  /** `past_key_values.{i}.decoder.{key,value}` → tensor [1, heads, past, headDim]. */
+  self: Record<string, ort.Tensor>;
+  /** `past_key_values.{i}.encoder.{key,value}` → tensor [1, heads, frames, headDim]. */
+  cross: Record<string, ort.Tensor>;
+  length: number;
+}
+
+export interface DecoderStep {
+  /** Logits of every input position, row-major [inputIds.length, vocab]. */
+  logits: Float32Array;
+  cache: DecoderCache;
+}
+
+export class WhisperDecoder {
+  readonly layers: number;
+
+  constructor(
+    private readonly session: ort.InferenceSession,
+    readonly heads: number,
+    readonly headDim: number,
+    readonly vocabSize: number,
+    private readonly onCall?: (trace: DecoderCallTrace) => void,
+  ) {
+    const names = session.inputNames;
+    for (const required of ["input_ids", "encoder_hidden_states", "use_cache_branch"]) {
+      if (!names.includes(required)) throw new Error(`decoder lacks input "${required}" (not a merged Whisper decoder?)`);
+    }
+    this.layers = names.filter((n) => /^past_key_values\.\d+\.decoder\.key$/.test(n)).length;
+    if (this.layers === 0) throw new Error("decoder has no past_key_values inputs");
+  }
+
+  private empty(): ort.Tensor {
+    return new ort.Tensor("float32", new Float32Array(0), [1, this.heads, 0, this.headDim]);
+  }
+
+  /** Runs the decoder on `inputIds` after the tokens held in `cache` (null for the first call). */
+  async run(inputIds: readonly number[], encoderHidden: ort.Tensor, cache: DecoderCache | null): Promise<DecoderStep> {
+    if (inputIds.length === 0) throw new RangeError("decoder needs at least one input token");
+    const useCache = cache !== null;
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new ort.Tensor("int64", BigInt64Array.from(inputIds, (t) => BigInt(t)), [1, inputIds.length]),
+      encoder_hidden_states: encoderHidden,
+      use_cache_branch: new ort.Tensor("bool", [useCache], [1]),
+    };
+    for (let i = 0; i < this.layers; i++) {
+      for (const kv of ["key", "value"]) {
+        const self = `past_key_values.${i}.decoder.${kv}`;
+        const cross = `past_key_values.${i}.encoder.${kv}`;
+        feeds[self] = cache?.self[self] ?? this.empty();
+        feeds[cross] = cache?.cross[cross] ?? this.empty();
+      }
+    }
+    this.onCall?.({ inputIds: [...inputIds], pastLength: cache?.length ?? 0, useCacheBranch: useCache });
+    const out = await this.session.run(feeds);
+    const next: DecoderCache = { self: {}, cross: cache?.cross ?? {}, length: (cache?.length ?? 0) + inputIds.length };
+    for (let i = 0; i < this.layers; i++) {
+      for (const kv of ["key", "value"]) {
+        next.self[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`];
+        if (!useCache) next.cross[`past_key_values.${i}.encoder.${kv}`] = out[`present.${i}.encoder.${kv}`];
+      }
+    }
+    const logits = out.logits;
+    if (logits.dims[2] !== this.vocabSize) {
+      throw new Error(`decoder logits have ${logits.dims[2]} columns, config says vocab_size ${this.vocabSize}`);
+    }
+    return { logits: logits.data as Float32Array, cache: next };
+  }
+}

@@ -1,0 +1,289 @@
+/**
+ * The Whisper-family engine: log-mel front end (30-s windows), ONNX encoder, merged decoder with
+ * key/value cache, language detection, transcribe/translate, timestamps → segment and word
+ * timings, greedy or beam search with temperature fallback, and hallucination guards.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import * as ort from "onnxruntime-node";
+import { WHISPER_CHUNK_SAMPLES, WHISPER_SAMPLE_RATE, loadWhisperMelFilters, whisperLogMel } from "../../dsp/whisper-mel.ts";
+import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
+import type { Engine, EngineInfo, LanguageProbability, TranscribeRequest, TranscribeResult, WordTiming } from "../types.ts";
+import { loadWhisperConfig, type WhisperModelConfig } from "./config.ts";
+import { type DecoderCallTrace, WhisperDecoder } from "./decoder.ts";
+import { LogitFilters, decodeWindow, logSoftmax, type SearchResult } from "./search.ts";
+import { compressionRatio, tokensToSegments, type TimedSegment } from "./segments.ts";
+
+export interface WhisperDecodingOptions {
+  /** Beam size for final results at temperature 0 (1 = greedy). Default 5. */
+  beamSize: number;
+  /** Temperatures tried in turn while a result fails the checks (finals only). */
+  temperatures: number[];
+  /** Above this gzip ratio a result is a fallback candidate; a final one still above is rejected. */
+  compressionRatioThreshold: number;
+  /** Below this average log-probability a result is a fallback candidate. */
+  logProbThreshold: number;
+  /** With the average log-probability also below `logProbThreshold`, the window is silence. */
+  noSpeechThreshold: number;
+  /** Emit timestamp tokens (segment and word timings). Default true. */
+  timestamps: boolean;
+  /** Seed of the sampler used at temperatures above 0. */
+  seed: number;
+}
+
+export const DEFAULT_DECODING: WhisperDecodingOptions = {
+  beamSize: 5,
+  temperatures: [0, 0.2, 0.4, 0.6, 0.8, 1],
+  compressionRatioThreshold: 2.4,
+  logProbThreshold: -1,
+  noSpeechThreshold: 0.6,
+  timestamps: true,
+  seed: 1,
+};
+
+export interface WhisperEngineOptions {
+  /** Model directory (config.json, generation_config.json, encoder/decoder ONNX files). */
+  modelDir: string;
+  /** Directory with `multilingual.tiktoken` / `gpt2.tiktoken` and optionally `mel_80.f32`/`mel_128.f32`. */
+  assetsDir: string;
+  name?: string;
+  threads?: number;
+  nMels?: 80 | 128;
+  preferQuantized?: boolean;
+  decoding?: Partial<WhisperDecodingOptions>;
+  /** Voice-activity gate: when it returns false the audio is reported as no speech without decoding. */
+  vad?: (audio: Float32Array) => boolean | Promise<boolean>;
+  /** Called before every decoder run (diagnostics). */
+  onDecoderCall?: (trace: DecoderCallTrace) => void;
+}
+
+/** A request that may carry the caller's own voice-activity decision. */
+export interface WhisperTranscribeRequest extends TranscribeRequest {
+  /** False marks the audio as non-speech (e.g. from an upstream VAD): nothing is decoded. */
+  speech?: boolean;
+  /** Overrides of the decoding options for this call. */
+  decoding?: Partial<WhisperDecodingOptions>;
+}
+
+/** Timed segments of the last transcription, besides the engine-neutral result. */
+export interface WhisperTranscribeResult extends TranscribeResult {
+  segments: TimedSegment[];
+  /** Decoding statistics of the window(s): average log-probability, no-speech probability, gzip ratio. */
+  stats: { avgLogprob: number; noSpeechProb: number; compressionRatio: number; temperature: number }[];
+}
+
+const MAX_PROMPT_TOKENS = 223;
+const NO_SPEECH: Omit<WhisperTranscribeResult, "language"> = {
+  text: "", confidence: 0, words: [], noSpeech: true, segments: [], stats: [],
+};
+
+function mulberry32(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class WhisperEngine implements Engine {
+  readonly info: EngineInfo;
+  private readonly decoder: WhisperDecoder;
+  private readonly decoding: WhisperDecodingOptions;
+
+  private constructor(
+    private readonly cfg: WhisperModelConfig,
+    private readonly tokenizer: WhisperTokenizer,
+    private readonly encoder: ort.InferenceSession,
+    private readonly decoderSession: ort.InferenceSession,
+    private readonly melFilters: Float32Array | undefined,
+    private readonly opts: WhisperEngineOptions,
+  ) {
+    this.decoder = new WhisperDecoder(decoderSession, cfg.decoderHeads, cfg.headDim, cfg.vocabSize, opts.onDecoderCall);
+    this.decoding = { ...DEFAULT_DECODING, ...opts.decoding };
+    const languages = cfg.multilingual ? (cfg.languages ?? [...tokenizer.languageTokens.keys()]) : ["en"];
+    this.info = {
+      family: "whisper",
+      name: opts.name ?? "whisper",
+      languages,
+      features: cfg.multilingual
+        ? ["custom_vocabulary", "translation", "language_detection"]
+        : ["custom_vocabulary"],
+      translationTargets: cfg.multilingual ? ["en"] : [],
+      sampleRate: WHISPER_SAMPLE_RATE,
+      streaming: false,
+    };
+  }
+
+  /** Loads configuration, tokenizer, mel filters and both ONNX sessions. */
+  static async load(opts: WhisperEngineOptions): Promise<WhisperEngine> {
+    const cfg = loadWhisperConfig(opts.modelDir, { nMels: opts.nMels, quantized: opts.preferQuantized });
+    const tokenizer = WhisperTokenizer.load(opts.assetsDir, {
+      encoding: cfg.multilingual ? "multilingual" : "gpt2",
+      numLanguages: cfg.numLanguages,
+    });
+    if (tokenizer.vocabSize !== cfg.vocabSize) {
+      throw new Error(`tokenizer has ${tokenizer.vocabSize} tokens, model config says ${cfg.vocabSize}`);
+    }
+    const filterFile = join(opts.assetsDir, `mel_${cfg.nMels}.f32`);
+    const filters = existsSync(filterFile) ? loadWhisperMelFilters(opts.assetsDir, cfg.nMels) : undefined;
+    const sessionOpts: ort.InferenceSession.SessionOptions = {
+      intraOpNumThreads: opts.threads ?? 1,
+      interOpNumThreads: 1,
+      graphOptimizationLevel: "all",
+    };
+    const encoder = await ort.InferenceSession.create(cfg.encoderPath, sessionOpts);
+    const decoder = await ort.InferenceSession.create(cfg.decoderPath, sessionOpts);
+    if (!encoder.inputNames.includes("input_features") || !encoder.outputNames.includes("last_hidden_state")) {
+      throw new Error(`${cfg.encoderPath}: expected input_features → last_hidden_state`);
+    }
+    return new WhisperEngine(cfg, tokenizer, encoder, decoder, filters, opts);
+  }
+
+  /** Runs the encoder on one ≤30-s window. */
+  private async encode(window: Float32Array): Promise<ort.Tensor> {
+    const mel = whisperLogMel(window, this.cfg.nMels, { padToSamples: WHISPER_CHUNK_SAMPLES, filters: this.melFilters });
+    const input = new ort.Tensor("float32", mel.data, [1, this.cfg.nMels, mel.nFrames]);
+    const out = await this.encoder.run({ input_features: input });
+    return out.last_hidden_state;
+  }
+
+  private async languageProbs(hidden: ort.Tensor, candidates?: string[]): Promise<LanguageProbability[]> {
+    const allowed = (candidates && candidates.length > 0 ? candidates : this.info.languages).filter((l) =>
+      this.tokenizer.languageTokens.has(l),
+    );
+    if (allowed.length === 0) throw new RangeError(`none of the languages [${candidates}] is known to this model`);
+    const { logits } = await this.decoder.run([this.tokenizer.sot], hidden, null);
+    const row = new Float32Array(allowed.length);
+    allowed.forEach((l, i) => (row[i] = logits[this.tokenizer.languageToken(l)]));
+    const lp = logSoftmax(row);
+    return allowed
+      .map((language, i) => ({ language, probability: Math.exp(lp[i]) }))
+      .sort((a, b) => b.probability - a.probability);
+  }
+
+  /** Probabilities of the candidate languages (all of the model's when absent) on the first 30 s. */
+  async detectLanguage(audio: Float32Array, candidates?: string[]): Promise<LanguageProbability[]> {
+    checkAudio(audio);
+    if (!this.cfg.multilingual) return [{ language: "en", probability: 1 }];
+    return this.languageProbs(await this.encode(audio.subarray(0, WHISPER_CHUNK_SAMPLES)), candidates);
+  }
+
+  async transcribe(request: TranscribeRequest): Promise<WhisperTranscribeResult> {
+    const req = request as WhisperTranscribeRequest;
+    checkAudio(req.audio);
+    const task = req.task ?? "transcribe";
+    if (task === "translate") {
+      if (!this.cfg.multilingual) throw new RangeError("this model cannot translate (English-only)");
+      if (req.targetLanguage !== undefined && req.targetLanguage !== "en") {
+        throw new RangeError(`Whisper translates into English only, not "${req.targetLanguage}"`);
+      }
+    }
+    const fallbackLanguage = req.languages?.[0] ?? this.info.languages[0] ?? "en";
+    if (req.audio.length === 0 || req.speech === false) return { ...NO_SPEECH, language: fallbackLanguage };
+    if (this.opts.vad && !(await this.opts.vad(req.audio))) return { ...NO_SPEECH, language: fallbackLanguage };
+
+    const decoding = { ...this.decoding, ...req.decoding };
+    const temperatures = req.partial ? [0] : decoding.temperatures.length > 0 ? decoding.temperatures : [0];
+    const beamSize = req.partial ? 1 : decoding.beamSize;
+    const context = this.vocabularyPrompt(req);
+
+    const segments: TimedSegment[] = [];
+    const stats: WhisperTranscribeResult["stats"] = [];
+    let language: string | undefined;
+    let weighted = 0;
+    let weight = 0;
+    let seek = 0;
+    while (seek < req.audio.length) {
+      const window = req.audio.subarray(seek, seek + WHISPER_CHUNK_SAMPLES);
+      const offset = seek / WHISPER_SAMPLE_RATE;
+      const windowSeconds = window.length / WHISPER_SAMPLE_RATE;
+      const hidden = await this.encode(window);
+      if (language === undefined) language = await this.chooseLanguage(hidden, req.languages);
+      const sot = this.tokenizer.sotSequence(this.cfg.multilingual ? language : undefined, task, decoding.timestamps);
+      const prompt = [...context, ...sot];
+      const filters = new LogitFilters({
+        tokenizer: this.tokenizer,
+        timestamps: decoding.timestamps,
+        suppressTokens: this.cfg.suppressTokens,
+        beginSuppressTokens: this.cfg.beginSuppressTokens ?? [...this.tokenizer.encode(" "), this.tokenizer.eot],
+        maxInitialTimestampIndex: this.cfg.maxInitialTimestampIndex,
+      });
+      const sampleLen = Math.min(224, Math.floor(this.cfg.maxTargetPositions / 2));
+      const random = mulberry32(decoding.seed + seek);
+      let result: SearchResult | undefined;
+      let ratio = 0;
+      let temperature = 0;
+      for (const t of temperatures) {
+        temperature = t;
+        result = await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
+          prompt, sotIndex: context.length, sampleLen, beamSize: t > 0 ? 1 : beamSize, temperature: t, random,
+        });
+        ratio = compressionRatio(this.tokenizer.decode(result.tokens));
+        let fallback = ratio > decoding.compressionRatioThreshold || result.avgLogprob < decoding.logProbThreshold;
+        if (result.noSpeechProb > decoding.noSpeechThreshold) fallback = false;
+        if (!fallback) break;
+      }
+      const r = result!;
+      stats.push({ avgLogprob: r.avgLogprob, noSpeechProb: r.noSpeechProb, compressionRatio: ratio, temperature });
+      const silent = r.noSpeechProb > decoding.noSpeechThreshold && r.avgLogprob < decoding.logProbThreshold;
+      const repetitive = ratio > decoding.compressionRatioThreshold;
+      if (!silent && !repetitive) {
+        const windowSegments = tokensToSegments(this.tokenizer, r.tokens, r.tokenLogprobs, offset, windowSeconds, language);
+        segments.push(...windowSegments);
+        weighted += r.avgLogprob * r.tokens.length;
+        weight += r.tokens.length;
+      }
+      seek += this.seekAdvance(r.tokens, window.length);
+    }
+    const text = segments.map((s) => s.text).join(" ").trim();
+    const words: WordTiming[] = segments.flatMap((s) => s.words);
+    const lang = language ?? fallbackLanguage;
+    if (text === "") return { ...NO_SPEECH, language: lang, stats };
+    const confidence = Math.round(Math.exp(weight > 0 ? weighted / weight : 0) * 1000) / 1000;
+    return { text, language: lang, confidence, words, noSpeech: false, segments, stats };
+  }
+
+  /** openai/whisper's seek: resume at the last timestamp unless the window ended on a lone timestamp. */
+  private seekAdvance(tokens: number[], windowSamples: number): number {
+    const tk = this.tokenizer;
+    const n = tokens.length;
+    const lone = n >= 2 && !tk.isTimestamp(tokens[n - 2]) && tk.isTimestamp(tokens[n - 1]);
+    let lastPair = -1;
+    for (let i = 1; i < n; i++) if (tk.isTimestamp(tokens[i]) && tk.isTimestamp(tokens[i - 1])) lastPair = i;
+    if (windowSamples < WHISPER_CHUNK_SAMPLES || lone || lastPair < 0) return windowSamples;
+    const samples = Math.round(tk.timestampSeconds(tokens[lastPair]) * WHISPER_SAMPLE_RATE);
+    return samples > 0 ? samples : windowSamples;
+  }
+
+  private async chooseLanguage(hidden: ort.Tensor, languages?: string[]): Promise<string> {
+    if (!this.cfg.multilingual) return "en";
+    if (languages && languages.length === 1) {
+      this.tokenizer.languageToken(languages[0]);
+      return languages[0];
+    }
+    return (await this.languageProbs(hidden, languages))[0].language;
+  }
+
+  /** <|startofprev|> + the vocabulary phrases, Whisper's way of biasing toward given words. */
+  private vocabularyPrompt(req: TranscribeRequest): number[] {
+    const phrases = (req.vocabulary ?? []).map((v) => v.phrase.trim()).filter((p) => p !== "");
+    if (phrases.length === 0) return [];
+    const ids = this.tokenizer.encode(` ${phrases.join(", ")}`).slice(-MAX_PROMPT_TOKENS);
+    return [this.tokenizer.sotPrev, ...ids];
+  }
+
+  async dispose(): Promise<void> {
+    await this.encoder.release();
+    await this.decoderSession.release();
+  }
+}
+
+function checkAudio(audio: Float32Array): void {
+  if (!(audio instanceof Float32Array)) throw new TypeError("audio must be a Float32Array");
+  for (let i = 0; i < audio.length; i++) {
+    if (!Number.isFinite(audio[i])) throw new RangeError(`audio sample ${i} is not a finite number`);
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * Whisper decoding: logit filters (suppressed tokens, timestamp rules as in openai/whisper),
+ * greedy/temperature sampling and beam search over a cached merged decoder.
+ */
+import type * as ort from "onnxruntime-node";
+import type { WhisperTokenizer } from "../../tokenizer/whisper.ts";
+import type { DecoderCache, WhisperDecoder } from "./decoder.ts";
+
+export interface FilterConfig {
+  tokenizer: WhisperTokenizer;
+  timestamps: boolean;
+  suppressTokens: number[];
+  beginSuppressTokens: number[];
+  maxInitialTimestampIndex: number;
+}
+
+/** Applies Whisper's logit filters in place to one row, given the tokens sampled so far. */
+export class LogitFilters {
+  private readonly always: Int32Array;
+  private readonly begin: Int32Array;
+
+  constructor(private readonly cfg: FilterConfig) {
+    const tk = cfg.tokenizer;
+    const always = new Set(cfg.suppressTokens.filter((t) => t >= 0));
+    for (const t of [tk.sot, tk.sotPrev, tk.sotLm, tk.transcribe, tk.translate, tk.noSpeech, tk.noTimestamps]) always.add(t);
+    for (const t of tk.languageTokens.values()) always.add(t);
+    this.always = Int32Array.from(always);
+    this.begin = Int32Array.from(cfg.beginSuppressTokens);
+  }
+
+  apply(logits: Float32Array, sampled: readonly number[]): void {
+    const tk = this.cfg.tokenizer;
+    const V = logits.length;
+    const tsBegin = tk.timestampBegin;
+    for (const t of this.always) if (t < V) logits[t] = -Infinity;
+    if (sampled.length === 0) for (const t of this.begin) if (t < V) logits[t] = -Infinity;
+    if (!this.cfg.timestamps) {
+      logits.fill(-Infinity, tsBegin, V);
+      return;
+    }
+    const n = sampled.length;
+    const lastWasTs = n >= 1 && tk.isTimestamp(sampled[n - 1]);
+    const penultimateWasTs = n < 2 || tk.isTimestamp(sampled[n - 2]);
+    if (lastWasTs) {
+      if (penultimateWasTs) logits.fill(-Infinity, tsBegin, V);
+      else logits.fill(-Infinity, 0, tk.eot);
+    }
+    let lastTs = -1;
+    for (let i = n - 1; i >= 0; i--) {
+      if (tk.isTimestamp(sampled[i])) {
+        lastTs = sampled[i];
+        break;
+      }
+    }
+    if (lastTs >= 0) {
+      const floor = lastWasTs && !penultimateWasTs ? lastTs : lastTs + 1;
+      logits.fill(-Infinity, tsBegin, Math.min(floor, V));
+    }
+    if (n === 0) {
+      logits.fill(-Infinity, 0, tsBegin);
+      logits.fill(-Infinity, Math.min(V, tsBegin + this.cfg.maxInitialTimestampIndex + 1), V);
+    }
+    // If the timestamps together are likelier than any single text token, force a timestamp.
+    const lp = logSoftmax(logits);
+    let tsMass = -Infinity;
+    for (let i = tsBegin; i < V; i++) tsMass = logAddExp(tsMass, lp[i]);
+    let maxText = -Infinity;
+    for (let i = 0; i < tsBegin; i++) if (lp[i] > maxText) maxText = lp[i];
+    if (tsMass > maxText) logits.fill(-Infinity, 0, tsBegin);
+  }
+}
+
+export function logAddExp(a: number, b: number): number {
+  if (a === -Infinity) return b;
+  if (b === -Infinity) return a;
+  const m = Math.max(a, b);
+  return m + Math.log(Math.exp(a - m) + Math.exp(b - m));
+}
+
+/** log_softmax of a row (−Infinity entries stay −Infinity). */
+export function logSoftmax(row: Float32Array, temperature = 1): Float64Array {
+  let max = -Infinity;
+  for (let i = 0; i < row.length; i++) if (row[i] > max) max = row[i];
+  const out = new Float64Array(row.length);
+  if (max === -Infinity) return out.fill(-Infinity);
+  let sum = 0;
+  for (let i = 0; i < row.length; i++) sum += Math.exp((row[i] - max) / temperature);
+  const lse = Math.log(sum);
+  for (let i = 0; i < row.length; i++) out[i] = (row[i] - max) / temperature - lse;
+  return out;
+}
+
+/** Indices of the k largest finite values, largest first. */
+export function topK(values: Float64Array, k: number): number[] {
+  const best: number[] = [];
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === -Infinity || Number.isNaN(v)) continue;
+    if (best.length === k && v <= values[best[k - 1]]) continue;
+    let j = best.length < k ? best.length : k - 1;
+    best[j] = i;
+    while (j > 0 && values[best[j - 1]] < v) {
+      best[j] = best[j - 1];
+      best[j - 1] = i;
+      j--;
+    }
+  }
+  return best;
+}
+
+export interface SearchOptions {
+  /** Decoder input of the first call (optional <|startofprev|> context, then the sot sequence). */
+  prompt: number[];
+  /** Index of <|startoftranscript|> in `prompt` (its logits give the no-speech probability). */
+  sotIndex: number;
+  /** Maximum sampled tokens. */
+  sampleLen: number;
+  beamSize: number;
+  /** 0 = argmax/beam; above 0 = sampling at this temperature. */
+  temperature: number;
+  random: () => number;
+}
+
+export interface SearchResult {
+  /** Sampled tokens, end-of-text excluded. */
+  tokens: number[];
+  /** Log-probability of each sampled token. */
+  tokenLogprobs: number[];
+  sumLogprob: number;
+  /** sumLogprob / (tokens + 1), as openai/whisper computes it. */
+  avgLogprob: number;
+  noSpeechProb: number;
+}
+
+interface Hypothesis {
+  tokens: number[];
+  logprobs: number[];
+  sum: number;
+  cache: DecoderCache;
+  /** Filtered log-probabilities for the next token. */
+  next: Float64Array;
+}
+
+/** Runs greedy decoding, temperature sampling or beam search for one 30-s window. */
+export async function decodeWindow(
+  decoder: WhisperDecoder,
+  encoderHidden: ort.Tensor,
+  filters: LogitFilters,
+  eot: number,
+  noSpeechToken: number,
+  opts: SearchOptions,
+): Promise<SearchResult> {
+  const V = decoder.vocabSize;
+  const first = await decoder.run(opts.prompt, encoderHidden, null);
+  const sotRow = first.logits.slice(opts.sotIndex * V, (opts.sotIndex + 1) * V);
+  const noSpeechProb = Math.exp(logSoftmax(sotRow)[noSpeechToken]);
+  const lastRow = first.logits.slice((opts.prompt.length - 1) * V, opts.prompt.length * V);
+
+  const score = (row: Float32Array, sampled: number[]) => {
+    filters.apply(row, sampled);
+    return row;
+  };
+  const finish = (tokens: number[], logprobs: number[], sum: number): SearchResult => ({
+    tokens,
+    tokenLogprobs: logprobs,
+    sumLogprob: sum,
+    avgLogprob: sum / (tokens.length + 1),
+    noSpeechProb,
+  });
+
+  if (opts.beamSize <= 1 || opts.temperature > 0) {
+    const tokens: number[] = [];
+    const logprobs: number[] = [];
+    let sum = 0;
+    let row = score(lastRow, tokens);
+    let cache = first.cache;
+    for (let step = 0; step < opts.sampleLen; step++) {
+      const lp = logSoftmax(row);
+      const token = opts.temperature > 0 ? sample(logSoftmax(row, opts.temperature), opts.random) : topK(lp, 1)[0];
+      if (token === undefined) break;
+      sum += lp[token];
+      if (token === eot) break;
+      tokens.push(token);
+      logprobs.push(lp[token]);
+      if (step === opts.sampleLen - 1) break;
+      const next = await decoder.run([token], encoderHidden, cache);
+      cache = next.cache;
+      row = score(next.logits.slice(0, V), tokens);
+    }
+    return finish(tokens, logprobs, sum);
+  }
+
+  const beam = opts.beamSize;
+  let live: Hypothesis[] = [{ tokens: [], logprobs: [], sum: 0, cache: first.cache, next: logSoftmax(score(lastRow, [])) }];
+  const finished: { tokens: number[]; logprobs: number[]; sum: number }[] = [];
+  for (let step = 0; step < opts.sampleLen && live.length > 0; step++) {
+    const candidates: { parent: Hypothesis; token: number; sum: number }[] = [];
+    const seen = new Set<string>();
+    for (const h of live) {
+      for (const token of topK(h.next, beam + 1)) {
+        const key = `${h.tokens.join(",")},${token}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        candidates.push({ parent: h, token, sum: h.sum + h.next[token] });
+      }
+    }
+    candidates.sort((a, b) => b.sum - a.sum);
+    const kept: typeof candidates = [];
+    for (const c of candidates) {
+      if (c.token === eot) {
+        if (finished.length < beam) finished.push({ tokens: c.parent.tokens, logprobs: c.parent.logprobs, sum: c.sum });
+      } else {
+        kept.push(c);
+        if (kept.length === beam) break;
+      }
+    }
+    if (finished.length >= beam || step === opts.sampleLen - 1) {
+      for (const c of kept) if (finished.length < beam) finished.push(extend(c));
+      live = [];
+      break;
+    }
+    const nextLive: Hypothesis[] = [];
+    for (const c of kept) {
+      const ext = extend(c);
+      const out = await decoder.run([c.token], encoderHidden, c.parent.cache);
+      nextLive.push({ ...ext, cache: out.cache, next: logSoftmax(score(out.logits.slice(0, V), ext.tokens)) });
+    }
+    live = nextLive;
+  }
+  if (finished.length === 0) return finish([], [], 0);
+  // openai/whisper's ranking without a length penalty: sum log-probability / length.
+  let best = finished[0];
+  let bestScore = -Infinity;
+  for (const f of finished) {
+    const s = f.sum / Math.max(1, f.tokens.length);
+    if (s > bestScore) {
+      bestScore = s;
+      best = f;
+    }
+  }
+  return finish(best.tokens, best.logprobs, best.sum);
+
+  function extend(c: { parent: Hypothesis; token: number; sum: number }) {
+    return { tokens: [...c.parent.tokens, c.token], logprobs: [...c.parent.logprobs, c.parent.next[c.token]], sum: c.sum };
+  }
+}
+
+function sample(logprobs: Float64Array, random: () => number): number | undefined {
+  let u = random();
+  let last: number | undefined;
+  for (let i = 0; i < logprobs.length; i++) {
+    if (logprobs[i] === -Infinity) continue;
+    last = i;
+    u -= Math.exp(logprobs[i]);
+    if (u <= 0) return i;
+  }
+  return last;
+}

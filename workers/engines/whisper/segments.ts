@@ -1,0 +1,123 @@
+/**
+ * Turns sampled Whisper tokens into timed segments and words, and computes the gzip
+ * compression ratio used to reject repetitive (hallucinated) output.
+ */
+import { deflateSync } from "node:zlib";
+import type { WordTiming } from "../types.ts";
+import type { WhisperTokenizer } from "../../tokenizer/whisper.ts";
+
+export interface TimedSegment {
+  start: number;
+  end: number;
+  text: string;
+  words: WordTiming[];
+}
+
+/** Languages written without spaces between words: each token is timed on its own. */
+const NO_SPACE_LANGUAGES = new Set(["zh", "ja", "th", "lo", "my", "yue"]);
+
+/** Ratio of UTF-8 length to zlib-compressed length (openai/whisper's `compression_ratio`). */
+export function compressionRatio(text: string): number {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length === 0) return 0;
+  return bytes.length / deflateSync(bytes).length;
+}
+
+/**
+ * Splits tokens into segments at timestamp tokens. A segment is opened by a timestamp and closed
+ * by the next one; text after the last timestamp runs to `windowEnd`. Times are offset by `offset`.
+ * Without any timestamp, the whole text is one segment over [0, windowEnd].
+ */
+export function tokensToSegments(
+  tokenizer: WhisperTokenizer,
+  tokens: readonly number[],
+  logprobs: readonly number[],
+  offset: number,
+  windowEnd: number,
+  language: string,
+): TimedSegment[] {
+  const segments: TimedSegment[] = [];
+  let start: number | null = null;
+  let textTokens: number[] = [];
+  let textLogprobs: number[] = [];
+  const close = (end: number) => {
+    if (textTokens.length > 0) {
+      const s = start ?? 0;
+      const seg = buildSegment(tokenizer, textTokens, textLogprobs, offset + s, offset + Math.max(end, s), language);
+      if (seg.text !== "") segments.push(seg);
+    }
+    textTokens = [];
+    textLogprobs = [];
+  };
+  tokens.forEach((t, i) => {
+    if (tokenizer.isTimestamp(t)) {
+      const time = tokenizer.timestampSeconds(t);
+      if (start === null || textTokens.length === 0) {
+        start = time;
+      } else {
+        close(time);
+        start = null;
+      }
+    } else if (t < tokenizer.eot) {
+      textTokens.push(t);
+      textLogprobs.push(logprobs[i] ?? 0);
+    }
+  });
+  close(windowEnd);
+  return segments;
+}
+
+function buildSegment(
+  tk: WhisperTokenizer,
+  tokens: number[],
+  logprobs: number[],
+  start: number,
+  end: number,
+  language: string,
+): TimedSegment {
+  // Group tokens into words: a token starting with a space opens a new word (per token for
+  // languages without spaces); bytes of a split character stay with their word.
+  const groups: { bytes: number[]; lps: number[] }[] = [];
+  const perToken = NO_SPACE_LANGUAGES.has(language);
+  for (let i = 0; i < tokens.length; i++) {
+    const bytes = Array.from(tk.bpe.tokenBytes(tokens[i]));
+    const cur = groups[groups.length - 1];
+    const continuesChar = cur !== undefined && !isCompleteUtf8(cur.bytes);
+    const opensWord = perToken || bytes[0] === 0x20;
+    if (cur === undefined || (opensWord && !continuesChar)) groups.push({ bytes, lps: [logprobs[i]] });
+    else {
+      cur.bytes.push(...bytes);
+      cur.lps.push(logprobs[i]);
+    }
+  }
+  const decoder = new TextDecoder();
+  const words = groups
+    .map((g) => ({ text: decoder.decode(Uint8Array.from(g.bytes)).trim(), lps: g.lps }))
+    .filter((w) => w.text !== "");
+  const totalChars = words.reduce((n, w) => n + [...w.text].length, 0);
+  const timed: WordTiming[] = [];
+  let cursor = start;
+  for (const w of words) {
+    const share = totalChars > 0 ? ((end - start) * [...w.text].length) / totalChars : 0;
+    const mean = w.lps.reduce((a, b) => a + b, 0) / w.lps.length;
+    timed.push({ word: w.text, start: round(cursor), end: round(cursor + share), confidence: round(Math.exp(mean)) });
+    cursor += share;
+  }
+  const text = tk.decode(tokens).trim();
+  return { start: round(start), end: round(end), text, words: timed };
+}
+
+function isCompleteUtf8(bytes: number[]): boolean {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    const len = b < 0x80 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    if (i + len > bytes.length) return false;
+    i += len;
+  }
+  return true;
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

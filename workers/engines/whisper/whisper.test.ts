@@ -1,0 +1,197 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { readWavFile } from "../../dsp/wav.ts";
+import { type LogitRow, type WhisperScript, writeWhisperFixture } from "../../fixtures/whisper-fixture.ts";
+import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
+import type { DecoderCallTrace } from "./decoder.ts";
+import { WhisperEngine, type WhisperEngineOptions, type WhisperTranscribeRequest } from "./engine.ts";
+import { loadEngine } from "./index.ts";
+
+const ASSETS = resolve(import.meta.dir, "../../../../shared/models/whisper-assets");
+const AUDIO = resolve(import.meta.dir, "../../../../shared/audio");
+const tk = WhisperTokenizer.load(ASSETS);
+const jfk = readWavFile(join(AUDIO, "jfk.wav")).samples;
+const root = mkdtempSync(join(tmpdir(), "whisper-fixture-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const ts = (seconds: number) => tk.timestampBegin + Math.round(seconds / 0.02);
+const one = (text: string) => {
+  const ids = tk.encode(text);
+  expect(ids.length).toBe(1);
+  return ids[0];
+};
+const lang = (code: string) => tk.languageToken(code);
+
+/** A script forcing `plan` after a 3-token prompt, with `first` as the row after <|startoftranscript|>. */
+function forced(plan: number[], first: LogitRow = { [lang("en")]: 5 }, extra: Partial<WhisperScript> = {}): WhisperScript {
+  const positions: LogitRow[] = [first, {}, ...plan.map((t) => ({ [t]: 10 })), { [tk.eot]: 10 }];
+  return { positions, ...extra };
+}
+
+let fixtureCount = 0;
+async function engineFor(script: WhisperScript, opts: Partial<WhisperEngineOptions> = {}) {
+  const dir = join(root, `m${fixtureCount++}`);
+  writeWhisperFixture(dir, { script });
+  const calls: DecoderCallTrace[] = [];
+  const engine = await WhisperEngine.load({
+    modelDir: dir,
+    assetsDir: ASSETS,
+    onDecoderCall: (c) => calls.push(c),
+    ...opts,
+  });
+  return { engine, calls, dir };
+}
+
+const HELLO_PLAN = [ts(0), ...tk.encode(" Hello world"), ts(1), ts(1), ...tk.encode(" How are you?"), ts(2.4)];
+
+describe("Whisper engine on a scripted fixture", () => {
+  test("greedy decoding yields the scripted text, segments and proportional word timings", async () => {
+    const { engine, calls } = await engineFor(forced(HELLO_PLAN), { decoding: { beamSize: 1 } });
+    const r = await engine.transcribe({ audio: jfk, partial: false, languages: ["en"] });
+    expect(r.text).toBe("Hello world How are you?");
+    expect(r.noSpeech).toBe(false);
+    expect(r.language).toBe("en");
+    expect(r.segments.map((s) => [s.start, s.end, s.text])).toEqual([
+      [0, 1, "Hello world"],
+      [1, 2.4, "How are you?"],
+    ]);
+    expect(r.words.map((w) => [w.word, w.start, w.end])).toEqual([
+      ["Hello", 0, 0.5],
+      ["world", 0.5, 1],
+      ["How", 1, 1.42],
+      ["are", 1.42, 1.84],
+      ["you?", 1.84, 2.4],
+    ]);
+    for (const w of r.words) expect(w.confidence).toBeGreaterThan(0.99);
+    expect(r.confidence).toBeGreaterThan(0.99);
+    // The KV-cache loop: the prompt first without cache, then one token per call with a growing past.
+    expect(calls[0]).toEqual({ inputIds: [tk.sot, lang("en"), tk.transcribe], pastLength: 0, useCacheBranch: false });
+    expect(calls.length).toBe(HELLO_PLAN.length + 1);
+    calls.slice(1).forEach((c, i) => {
+      expect(c.useCacheBranch).toBe(true);
+      expect(c.pastLength).toBe(3 + i);
+      expect(c.inputIds).toEqual([HELLO_PLAN[i]]);
+    });
+    await engine.dispose();
+  });
+
+  test("language detection picks the language the fixture favours, within the candidates", async () => {
+    const first = { [lang("fr")]: 6, [lang("en")]: 3, [lang("de")]: 2 };
+    const { engine, calls } = await engineFor(forced(HELLO_PLAN, first), { decoding: { beamSize: 1 } });
+    const probs = await engine.detectLanguage!(jfk);
+    expect(probs[0].language).toBe("fr");
+    expect(probs[0].probability).toBeGreaterThan(0.9);
+    expect(probs.reduce((s, p) => s + p.probability, 0)).toBeCloseTo(1, 4);
+    const restricted = await engine.detectLanguage!(jfk, ["en", "de"]);
+    expect(restricted.map((p) => p.language)).toEqual(["en", "de"]);
+    expect(restricted[0].probability).toBeCloseTo(Math.exp(3) / (Math.exp(3) + Math.exp(2)), 4);
+    calls.length = 0;
+    const r = await engine.transcribe({ audio: jfk, partial: false });
+    expect(r.language).toBe("fr");
+    expect(calls[0].inputIds).toEqual([tk.sot]); // detection pass
+    expect(calls[1].inputIds).toEqual([tk.sot, lang("fr"), tk.transcribe]);
+    expect(r.text).toBe("Hello world How are you?");
+    await engine.dispose();
+  });
+
+  test("beam search finds the likelier sequence that greedy misses; partials stay greedy", async () => {
+    const [yes, no, thanks] = [one(" yes"), one(" no"), one(" thanks")];
+    const flat = [" one", " two", " three", " four"].map(one);
+    const positions: LogitRow[] = [
+      { [lang("en")]: 5 }, {}, { [ts(0)]: 10 },
+      { [yes]: 1, [no]: 0.6 }, {}, { [ts(1)]: 10 }, { [tk.eot]: 10 },
+    ];
+    const afterToken = { [yes]: Object.fromEntries(flat.map((t) => [t, 12])), [no]: { [thanks]: 22 } };
+    const { engine } = await engineFor({ positions, afterToken }, { decoding: { beamSize: 1, temperatures: [0] } });
+    const greedy = await engine.transcribe({ audio: jfk, partial: false, languages: ["en"] });
+    expect(greedy.text).toBe("yes one");
+    const beamReq: WhisperTranscribeRequest = { audio: jfk, partial: false, languages: ["en"], decoding: { beamSize: 3 } };
+    const beam = await engine.transcribe(beamReq);
+    expect(beam.text).toBe("no thanks");
+    expect(beam.stats[0].avgLogprob).toBeGreaterThan(greedy.stats[0].avgLogprob);
+    const partial = await engine.transcribe({ ...beamReq, partial: true });
+    expect(partial.text).toBe("yes one");
+    await engine.dispose();
+  });
+
+  test("no-speech guard: high <|nospeech|> with low-confidence text is silence, with confident text is kept", async () => {
+    const first = { [lang("en")]: 2, [tk.noSpeech]: 9 };
+    const confident = await engineFor(forced(HELLO_PLAN, first));
+    const kept = await confident.engine.transcribe({ audio: jfk, partial: false, languages: ["en"] });
+    expect(kept.stats[0].noSpeechProb).toBeGreaterThan(0.6);
+    expect(kept.noSpeech).toBe(false);
+    expect(kept.text).toBe("Hello world How are you?");
+
+    const vague = ["one", "two", "three", "four", "five"].map((w) => one(` ${w}`));
+    const positions: LogitRow[] = [first, {}, { [ts(0)]: 10 }];
+    for (let i = 0; i < 12; i++) positions.push(Object.fromEntries(vague.map((t) => [t, 3])));
+    positions.push({ [ts(2)]: 10 }, { [tk.eot]: 10 });
+    const unsure = await engineFor({ positions });
+    const silent = await unsure.engine.transcribe({ audio: jfk, partial: false, languages: ["en"] });
+    expect(silent.stats[0].avgLogprob).toBeLessThan(-1);
+    expect(silent.noSpeech).toBe(true);
+    expect(silent.text).toBe("");
+    expect(silent.words).toEqual([]);
+    expect(silent.stats.length).toBe(1);
+    await confident.engine.dispose();
+    await unsure.engine.dispose();
+  });
+
+  test("compression-ratio guard rejects a repetitive transcript after the temperature fallback", async () => {
+    const the = one(" the");
+    const plan = [ts(0), ...Array.from({ length: 60 }, () => the), ts(5)];
+    const { engine } = await engineFor(forced(plan), { decoding: { beamSize: 1, temperatures: [0, 0.5, 1] } });
+    const r = await engine.transcribe({ audio: jfk, partial: false, languages: ["en"] });
+    expect(r.stats[0].compressionRatio).toBeGreaterThan(2.4);
+    expect(r.stats[0].temperature).toBe(1); // every temperature was tried
+    expect(r.noSpeech).toBe(true);
+    expect(r.text).toBe("");
+    await engine.dispose();
+  });
+
+  test("VAD gating, translation, vocabulary prompt, long audio and bad input", async () => {
+    const { engine, calls } = await engineFor(forced(HELLO_PLAN), {
+      decoding: { beamSize: 1 },
+      vad: (audio) => audio.some((x) => Math.abs(x) > 0.01),
+    });
+    const gated = await engine.transcribe({ audio: jfk, partial: false, speech: false } as WhisperTranscribeRequest);
+    expect(gated.noSpeech).toBe(true);
+    expect(calls.length).toBe(0);
+    const quiet = await engine.transcribe({ audio: new Float32Array(16000), partial: false });
+    expect(quiet.noSpeech).toBe(true);
+    expect(calls.length).toBe(0);
+
+    const tr = await engine.transcribe({ audio: jfk, partial: false, languages: ["en"], task: "translate", targetLanguage: "en" });
+    expect(calls[0].inputIds).toEqual([tk.sot, lang("en"), tk.translate]);
+    expect(tr.text).toBe("Hello world How are you?");
+    await expect(engine.transcribe({ audio: jfk, partial: false, task: "translate", targetLanguage: "de" })).rejects.toThrow(
+      /English only/,
+    );
+
+    calls.length = 0;
+    await engine.transcribe({ audio: jfk, partial: true, languages: ["en"], vocabulary: [{ phrase: "Gladia", intensity: 0.5 }] });
+    expect(calls[0].inputIds).toEqual([tk.sotPrev, ...tk.encode(" Gladia"), tk.sot, lang("en"), tk.transcribe]);
+
+    const long = new Float32Array(16000 * 40);
+    for (let i = 0; i < long.length; i++) long[i] = jfk[i % jfk.length];
+    const lr = await engine.transcribe({ audio: long, partial: false, languages: ["en"] });
+    expect(lr.segments.map((s) => [s.start, s.end])).toEqual([[0, 1], [1, 2.4], [30, 31], [31, 32.4]]);
+
+    const bad = new Float32Array(10);
+    bad[3] = Number.NaN;
+    await expect(engine.transcribe({ audio: bad, partial: false })).rejects.toThrow(/sample 3/);
+    await expect(engine.transcribe({ audio: jfk, partial: false, languages: ["xx"] })).rejects.toThrow(/xx/);
+    await engine.dispose();
+  });
+
+  test("the registry entry point finds the assets next to the model directory", async () => {
+    const { dir } = await engineFor(forced(HELLO_PLAN));
+    await expect(loadEngine(dir, { name: "w" })).rejects.toThrow(/multilingual.tiktoken/);
+    const engine = await loadEngine(dir, { name: "whisper-fixture", options: { assetsDir: ASSETS } });
+    expect(engine.info).toMatchObject({ family: "whisper", name: "whisper-fixture", translationTargets: ["en"], sampleRate: 16000 });
+    expect(engine.info.languages.length).toBe(99);
+    await engine.dispose();
+  });
+});
