@@ -172,7 +172,21 @@ describe("RIFF/WAVE header", () => {
       joined.set(b, a.length);
       expect(joined).toEqual(expected.subarray(0, joined.length));
       expect(joined.length).toBe(Math.floor((2000 - dataOffset(jfkBytes)) / 2));
+      expect(d.payloadOffset).toBe(dataOffset(jfkBytes));
     }
+  });
+
+  test("byte offsets of audio times count the header", () => {
+    const d = createAudioDecoder(pcm16);
+    d.push(jfkBytes.subarray(0, 10));
+    expect(d.payloadOffset).toBeNull(); // undecided
+    d.push(jfkBytes.subarray(10, 5000));
+    expect(d.byteOffsetAt(0)).toBe(dataOffset(jfkBytes));
+    expect(d.byteOffsetAt(1.5)).toBe(dataOffset(jfkBytes) + 48000);
+    const raw = createAudioDecoder({ ...pcm16, channels: 2, sampleRate: 8000 });
+    raw.push(new Uint8Array(3));
+    expect(raw.payloadOffset).toBe(0);
+    expect(raw.byteOffsetAt(0.25)).toBe(2000 * 4);
   });
 
   test("byte-by-byte header", () => {

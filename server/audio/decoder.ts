@@ -28,6 +28,13 @@ export interface AudioDecoder {
   readonly framesDecoded: number;
   /** The stream's WAV header format, when it started with one. */
   readonly wavHeader: WavFormatInfo | null;
+  /** Stream offset of the first audio byte (the WAV header's length; 0 without one); null while undecided. */
+  readonly payloadOffset: number | null;
+  /**
+   * Stream byte offset where the audio at `seconds` (from the first sample) begins, rounded down
+   * to a whole frame: the header length plus the whole frames before that time.
+   */
+  byteOffsetAt(seconds: number): number;
 }
 
 type SampleReader = (bytes: Uint8Array, view: DataView, offset: number) => number;
@@ -115,6 +122,13 @@ export function createAudioDecoder(format: AudioFormat): AudioDecoder {
     },
     get wavHeader() {
       return header.header;
+    },
+    get payloadOffset() {
+      return header.payloadOffset;
+    },
+    byteOffsetAt(seconds) {
+      const frames = Math.max(0, Math.floor(seconds * format.sampleRate + 1e-6));
+      return (header.payloadOffset ?? 0) + frames * frameBytes;
     },
   };
 }

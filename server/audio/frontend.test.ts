@@ -79,6 +79,8 @@ describe("audio front end", () => {
     fe.close();
     expect(fe.bytesReceived).toBe(bytes.length);
     expect(fe.durationSeconds).toBe(seconds);
+    expect(fe.byteOffsetAt(seconds)).toBe(bytes.length);
+    expect(fe.byteOffsetAt(1)).toBe(44 + 16000 * 4);
     expect(events.some((e) => e.type === "warning")).toBe(false);
 
     const utterances = finals(events);

@@ -54,6 +54,8 @@ export interface AudioFrontend {
   readonly bytesReceived: number;
   /** Seconds of audio received (whole frames decoded at the session rate). */
   readonly durationSeconds: number;
+  /** Stream byte offset where the audio at `seconds` begins (WAV header included), for ack ranges. */
+  byteOffsetAt(seconds: number): number;
   /** Frees the resamplers. */
   close(): void;
 }
@@ -130,6 +132,7 @@ export async function createAudioFrontend(options: AudioFrontendOptions): Promis
     get durationSeconds() {
       return decoder.framesDecoded / options.format.sampleRate;
     },
+    byteOffsetAt: (seconds) => decoder.byteOffsetAt(seconds),
     close() {
       for (const ch of channels) ch.resampler.close();
     },

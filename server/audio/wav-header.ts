@@ -87,13 +87,20 @@ export class WavHeaderSkipper {
   private dataRemaining = Infinity;
   private headerBytes = 0;
   private readonly warnings: DecoderWarning[] = [];
+  private fed = 0;
   /** The `fmt ` chunk of the stream's header, once seen. */
   header: WavFormatInfo | null = null;
+  /**
+   * Stream offset of the first audio byte: 0 for a headerless stream, the `data` payload offset
+   * for a WAV stream, null while undecided.
+   */
+  payloadOffset: number | null = null;
 
   constructor(private readonly format: AudioFormat) {}
 
   /** Returns the audio payload contained in `bytes` (possibly empty). */
   feed(bytes: Uint8Array): Uint8Array {
+    this.fed += bytes.length;
     switch (this.state) {
       case "raw":
         return bytes;
@@ -109,6 +116,7 @@ export class WavHeaderSkipper {
   /** End of stream: bytes still held while deciding are returned as audio. */
   flush(): Uint8Array {
     const rest = this.state === "probe" ? this.pending : new Uint8Array(0);
+    if (this.state === "probe") this.payloadOffset = 0;
     if (this.state === "chunks") {
       this.warn("wav_header_unusable", "the stream ended inside its WAV header; no audio found");
     }
@@ -138,6 +146,7 @@ export class WavHeaderSkipper {
   }
 
   private parse(buf: Uint8Array): Uint8Array {
+    const base = this.fed - buf.length; // stream offset of buf[0]
     let pos = 0;
     if (this.state === "probe") {
       const riff = [0x52, 0x49, 0x46, 0x46]; // "RIFF"
@@ -165,6 +174,7 @@ export class WavHeaderSkipper {
       if (this.headerBytes > MAX_HEADER_BYTES) {
         this.warn("wav_header_unusable", "no WAV data chunk in the first 1 MiB; decoding the rest as raw audio");
         this.state = "raw";
+        this.payloadOffset = base + pos;
         return buf.subarray(pos);
       }
       if (buf.length - pos < 8) break;
@@ -174,6 +184,7 @@ export class WavHeaderSkipper {
         pos += 8;
         this.headerBytes += 8;
         this.state = "data";
+        this.payloadOffset = base + pos;
         // Streaming writers put 0 or 0xFFFFFFFF when the length is not known yet.
         this.dataRemaining = size === 0 || size === 0xffffffff ? Infinity : size;
         this.pending = new Uint8Array(0);
@@ -194,6 +205,7 @@ export class WavHeaderSkipper {
 
   private toRaw(buf: Uint8Array): Uint8Array {
     this.state = "raw";
+    this.payloadOffset = 0;
     this.pending = new Uint8Array(0);
     return buf;
   }

@@ -9,6 +9,9 @@
  * - an utterance ends after `endpointing` seconds of continuous silence, or is cut once it has
  *   lasted `maxDurationWithoutEndpointing` seconds; `flush()` ends an open utterance.
  *
+ * A cut by the maximum duration emits `utterance_final` (reason `max_duration`) and the next
+ * utterance starts at that very sample, with no new speech events while speech continues.
+ *
  * Times are seconds from the first sample of the channel. Utterance audio starts a little before
  * the detected speech (`preRollMs`) and ends `speechPadMs` after it. Memory is bounded by the open
  * utterance plus the pre-roll.
@@ -83,7 +86,7 @@ export interface Endpointer {
   push(samples: Float32Array): Promise<EndpointerEvent[]>;
   /** End of stream: scores the last partial chunk and ends an open utterance (reason `flush`). */
   flush(): Promise<EndpointerEvent[]>;
-  /** Samples handed to `push` so far. */
+  /** Samples taken in so far (updated as queued pushes are processed). */
   readonly samplesReceived: number;
   /** Samples currently held (open utterance, pre-roll and the unscored remainder). */
   readonly samplesHeld: number;
