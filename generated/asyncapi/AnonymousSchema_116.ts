@@ -1,0 +1,3 @@
+
+type AnonymousSchema_116 = "srt" | "vtt";
+export { AnonymousSchema_116 };

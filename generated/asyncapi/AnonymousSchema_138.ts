@@ -1,0 +1,11 @@
+import {AddonError} from './AddonError';
+import {NamedEntity} from './NamedEntity';
+interface AnonymousSchema_138 {
+  'success': boolean;
+  'is_empty': boolean;
+  'exec_time': number;
+  'error': AddonError | null;
+  'results': NamedEntity[] | null;
+  'additionalProperties'?: Record<string, any>;
+}
+export { AnonymousSchema_138 };

@@ -1,0 +1,5 @@
+
+interface AnonymousSchema_2 {
+  'chunk': string;
+}
+export { AnonymousSchema_2 };

@@ -1,0 +1,6 @@
+
+interface AnonymousSchema_28 {
+  'message': string;
+  'additionalProperties'?: Record<string, any>;
+}
+export { AnonymousSchema_28 };

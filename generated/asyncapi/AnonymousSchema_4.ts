@@ -1,0 +1,3 @@
+
+type AnonymousSchema_4 = string;
+export { AnonymousSchema_4 };

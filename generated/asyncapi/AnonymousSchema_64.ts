@@ -1,0 +1,11 @@
+import {Utterance} from './Utterance';
+import {TranslationLanguageCode} from './TranslationLanguageCode';
+interface AnonymousSchema_64 {
+  'utterance_id': string;
+  'utterance': Utterance;
+  'original_language': string;
+  'target_language': TranslationLanguageCode;
+  'translated_utterance': Utterance;
+  'additionalProperties'?: Record<string, any>;
+}
+export { AnonymousSchema_64 };

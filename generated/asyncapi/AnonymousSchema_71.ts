@@ -1,0 +1,3 @@
+
+type AnonymousSchema_71 = "model" | "timeout" | 'null';
+export { AnonymousSchema_71 };

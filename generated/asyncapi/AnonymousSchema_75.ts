@@ -1,0 +1,11 @@
+
+interface AnonymousSchema_75 {
+  'channel': number;
+  'probability': number;
+  'threshold': number;
+  'silence_ms': number;
+  'time': number;
+  'ended': boolean;
+  'additionalProperties'?: Record<string, any>;
+}
+export { AnonymousSchema_75 };

@@ -1,0 +1,17 @@
+import {CallbackStartSession} from './CallbackStartSession';
+import {CallbackStartRecording} from './CallbackStartRecording';
+import {CallbackTranscript} from './CallbackTranscript';
+import {CallbackSpeechStart} from './CallbackSpeechStart';
+import {CallbackSpeechEnd} from './CallbackSpeechEnd';
+import {CallbackNamedEntityRecognition} from './CallbackNamedEntityRecognition';
+import {CallbackSentimentAnalysis} from './CallbackSentimentAnalysis';
+import {CallbackTranslation} from './CallbackTranslation';
+import {CallbackAudioChunkAck} from './CallbackAudioChunkAck';
+import {CallbackStopRecordingAck} from './CallbackStopRecordingAck';
+import {CallbackEndRecording} from './CallbackEndRecording';
+import {CallbackPostTranscript} from './CallbackPostTranscript';
+import {CallbackPostFinalTranscript} from './CallbackPostFinalTranscript';
+import {CallbackEndSession} from './CallbackEndSession';
+import {CallbackError} from './CallbackError';
+type Callback = CallbackStartSession | CallbackStartRecording | CallbackTranscript | CallbackSpeechStart | CallbackSpeechEnd | CallbackNamedEntityRecognition | CallbackSentimentAnalysis | CallbackTranslation | CallbackAudioChunkAck | CallbackStopRecordingAck | CallbackEndRecording | CallbackPostTranscript | CallbackPostFinalTranscript | CallbackEndSession | CallbackError;
+export { Callback };

@@ -1,0 +1,12 @@
+
+interface Entity {
+  'label'?: string | null;
+  'id'?: number | null;
+  'action'?: string | null;
+  'score'?: number | null;
+  'text'?: string | null;
+  'start'?: number | null;
+  'end'?: number | null;
+  'additionalProperties'?: Record<string, any>;
+}
+export { Entity };

@@ -1,0 +1,7 @@
+
+interface SpeechEventData {
+  'time': number;
+  'channel': number;
+  'additionalProperties'?: Record<string, any>;
+}
+export { SpeechEventData };

@@ -1,0 +1,6 @@
+
+interface StopRecordingMessage {
+  'type': 'stop_recording';
+  'additionalProperties'?: Record<string, any>;
+}
+export { StopRecordingMessage };

@@ -1,0 +1,156 @@
+/**
+ * Regenerates `generated/` from the contracts in `contracts/`:
+ *   - generated/openapi.json, generated/asyncapi.json   bundled, self-contained documents (served as is)
+ *   - generated/json-schemas.json                        every component schema as one JSON Schema 2020-12 bundle
+ *   - generated/openapi/                                 hey-api types, JSON schemas, fetch client and SDK
+ *   - generated/asyncapi/                                Modelina TypeScript models of the WebSocket messages
+ *   - generated/operations.ts, generated/validators.ts   operation table and Ajv validators
+ *   - generated/reference.html                           human reference (Redocly), unless --no-docs
+ * Output is deterministic: running it twice leaves `git diff generated` empty.
+ */
+import { mkdirSync, readdirSync, rmSync, statSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { bundleDocument, toStableJson } from "../contracts/tools/bundle.ts";
+import { emitJsonSchemaBundle, emitOperations, emitValidators } from "../contracts/tools/emit.ts";
+
+const root = path.resolve(import.meta.dir, "..");
+const contracts = path.join(root, "contracts");
+const out = path.join(root, "generated");
+const withDocs = !process.argv.includes("--no-docs");
+
+function write(relative: string, content: string): void {
+  const file = path.join(out, relative);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, content);
+}
+
+function step(label: string): () => void {
+  const started = performance.now();
+  return () => console.log(`  ${label} (${Math.round(performance.now() - started)} ms)`);
+}
+
+async function main(): Promise<void> {
+  console.log("generate: contracts/ → generated/");
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+
+  let done = step("bundled openapi.json, asyncapi.json, json-schemas.json");
+  const openapi = bundleDocument(path.join(contracts, "openapi.yaml"));
+  const asyncapi = bundleDocument(path.join(contracts, "asyncapi.yaml"));
+  write("openapi.json", toStableJson(openapi));
+  write("asyncapi.json", toStableJson(asyncapi));
+  const jsonSchemas = emitJsonSchemaBundle(openapi, asyncapi);
+  write("json-schemas.json", toStableJson(jsonSchemas));
+  done();
+
+  done = step("openapi/ (hey-api)");
+  await generateHeyApi(path.join(out, "openapi.json"), path.join(out, "openapi"));
+  done();
+
+  done = step("operations.ts, validators.ts");
+  write("operations.ts", emitOperations(openapi));
+  write("validators.ts", emitValidators(jsonSchemas, exportedTypes(path.join(out, "openapi", "types.gen.ts"))));
+  done();
+
+  done = step("asyncapi/ (Modelina)");
+  await generateModelina(asyncapi, path.join(out, "asyncapi"));
+  done();
+
+  if (withDocs) {
+    done = step("reference.html (Redocly)");
+    await buildReference(path.join(out, "openapi.json"), path.join(out, "reference.html"));
+    done();
+  }
+  normalizeLineEndings(out);
+}
+
+/** Names of the types exported by a generated TypeScript file. */
+function exportedTypes(file: string): Set<string> {
+  const names = new Set<string>();
+  for (const match of readFileSync(file, "utf8").matchAll(/^export type (\w+)/gm)) names.add(match[1]);
+  return names;
+}
+
+/** Types, JSON schemas, fetch client and SDK functions with hey-api. */
+async function generateHeyApi(input: string, output: string): Promise<void> {
+  const { createClient } = await import("@hey-api/openapi-ts");
+  await createClient({
+    input,
+    output: { path: output },
+    logs: { level: "silent" },
+    plugins: [
+      "@hey-api/client-fetch",
+      "@hey-api/typescript",
+      { name: "@hey-api/schemas", type: "json" },
+      "@hey-api/sdk",
+    ],
+  } as never);
+  patchBodyInit(path.join(output, "client", "client.gen.ts"));
+}
+
+/**
+ * The generated fetch client names the DOM type \`BodyInit\`, which is not global without the DOM
+ * lib; declare it locally from \`RequestInit\` so the client type-checks under Bun's types too.
+ */
+function patchBodyInit(file: string): void {
+  const text = readFileSync(file, "utf8");
+  if (!/\bBodyInit\b/.test(text) || /type BodyInit\b/.test(text)) return;
+  const lines = text.split("\n");
+  let at = 0;
+  while (at < lines.length && lines[at].startsWith("//")) at++;
+  lines.splice(at, 0, 'type BodyInit = NonNullable<RequestInit["body"]>;');
+  writeFileSync(file, lines.join("\n"));
+}
+
+/** TypeScript interfaces of every AsyncAPI message payload with Modelina. */
+async function generateModelina(document: object, output: string): Promise<void> {
+  const { Parser } = await import("@asyncapi/parser");
+  const { TypeScriptFileGenerator } = await import("@asyncapi/modelina");
+  const parser = new Parser();
+  const { document: parsed, diagnostics } = await parser.parse(JSON.stringify(document));
+  const errors = diagnostics.filter((d) => d.severity === 0);
+  if (!parsed || errors.length > 0) {
+    throw new Error(`asyncapi.json is invalid:\n${errors.map((d) => `  ${d.path.join(".")}: ${d.message}`).join("\n")}`);
+  }
+  const generator = new TypeScriptFileGenerator({
+    modelType: "interface",
+    enumType: "union",
+    mapType: "record",
+    rawPropertyNames: true,
+  });
+  const models = await generator.generateToFiles(parsed, output, { exportType: "named" }, true);
+  const names = models.map((m) => m.modelName).sort();
+  const index = names.map((name) => `export * from "./${name}";`).join("\n");
+  writeFileSync(path.join(output, "index.ts"), `// Generated by scripts/generate.ts from contracts/asyncapi.yaml. Do not edit.\n${index}\n`);
+}
+
+/** Self-contained HTML reference built offline by Redocly. */
+async function buildReference(input: string, output: string): Promise<void> {
+  const bin = path.join(root, "node_modules", ".bin", "redocly");
+  const proc = Bun.spawn([bin, "build-docs", input, "--output", output], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+  });
+  const code = await proc.exited;
+  if (code !== 0) throw new Error(`redocly build-docs failed:\n${await new Response(proc.stderr).text()}`);
+}
+
+/** Every text file ends with LF line endings (some generators emit CRLF on some platforms). */
+function normalizeLineEndings(dir: string): void {
+  for (const entry of readdirSync(dir)) {
+    const file = path.join(dir, entry);
+    if (statSync(file).isDirectory()) {
+      normalizeLineEndings(file);
+    } else if (/\.(ts|json|html)$/.test(entry)) {
+      const text = readFileSync(file, "utf8");
+      if (text.includes("\r\n")) writeFileSync(file, text.replaceAll("\r\n", "\n"));
+    }
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
