@@ -7,16 +7,22 @@
  *   - generated/operations.ts, generated/validators.ts   operation table and Ajv validators
  *   - generated/reference.html                           human reference (Redocly), unless --no-docs
  * Output is deterministic: running it twice leaves `git diff generated` empty.
+ *
+ * Flags: --no-docs skips reference.html; --check generates into a temporary folder and exits 1
+ * when the result differs from the committed generated/ (used by CI and test/contracts).
  */
-import { mkdirSync, readdirSync, rmSync, statSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { bundleDocument, toStableJson } from "../contracts/tools/bundle.ts";
 import { emitJsonSchemaBundle, emitOperations, emitValidators } from "../contracts/tools/emit.ts";
 
 const root = path.resolve(import.meta.dir, "..");
 const contracts = path.join(root, "contracts");
-const out = path.join(root, "generated");
+const committed = path.join(root, "generated");
+const checkOnly = process.argv.includes("--check");
 const withDocs = !process.argv.includes("--no-docs");
+const out = checkOnly ? mkdtempSync(path.join(tmpdir(), "generated-")) : committed;
 
 function write(relative: string, content: string): void {
   const file = path.join(out, relative);
@@ -62,6 +68,41 @@ async function main(): Promise<void> {
     done();
   }
   normalizeLineEndings(out);
+  if (checkOnly) {
+    const differences = compareTrees(out, committed, withDocs ? [] : ["reference.html"]);
+    rmSync(out, { recursive: true, force: true });
+    if (differences.length > 0) {
+      console.error(`generated/ is not up to date with contracts/:\n${differences.map((d) => `  ${d}`).join("\n")}`);
+      console.error("run `bun run generate` and commit the result");
+      process.exit(1);
+    }
+    console.log("generated/ is up to date");
+  }
+}
+
+/** Relative paths of every file under a folder, sorted. */
+function listFiles(dir: string, prefix = ""): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir).sort()) {
+    const full = path.join(dir, entry);
+    const rel = prefix === "" ? entry : `${prefix}/${entry}`;
+    if (statSync(full).isDirectory()) files.push(...listFiles(full, rel));
+    else files.push(rel);
+  }
+  return files;
+}
+
+/** Files missing, extra or different between two folders. */
+function compareTrees(fresh: string, current: string, ignored: string[]): string[] {
+  const a = listFiles(fresh).filter((f) => !ignored.includes(f));
+  const b = listFiles(current).filter((f) => !ignored.includes(f));
+  const differences: string[] = [];
+  for (const f of a) {
+    if (!b.includes(f)) differences.push(`missing: generated/${f}`);
+    else if (!readFileSync(path.join(fresh, f)).equals(readFileSync(path.join(current, f)))) differences.push(`differs: generated/${f}`);
+  }
+  for (const f of b) if (!a.includes(f)) differences.push(`stale: generated/${f}`);
+  return differences;
 }
 
 /** Names of the types exported by a generated TypeScript file. */
