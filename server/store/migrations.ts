@@ -21,6 +21,7 @@ export const migrations: readonly string[] = [
    CREATE TABLE sessions (
      id TEXT PRIMARY KEY,
      account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     request_id TEXT NOT NULL,
      status TEXT NOT NULL CHECK (status IN ('queued','processing','done','error')),
      created_at INTEGER NOT NULL,
      updated_at INTEGER NOT NULL,
@@ -36,6 +37,7 @@ export const migrations: readonly string[] = [
      error TEXT,
      record_audio INTEGER NOT NULL,
      recording_path TEXT,
+     audio_duration REAL,
      resume_state TEXT
    );
    CREATE INDEX sessions_account_created ON sessions (account_id, created_at DESC, id DESC);

@@ -53,6 +53,7 @@ function rowToSession(r: Row): SessionRecord {
   return {
     id: r.id,
     accountId: r.account_id,
+    requestId: r.request_id,
     status: r.status,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
@@ -68,6 +69,7 @@ function rowToSession(r: Row): SessionRecord {
     error: parse(r.error),
     recordAudio: !!r.record_audio,
     recordingPath: r.recording_path,
+    audioDurationS: r.audio_duration,
     resumeState: parse(r.resume_state),
   };
 }
@@ -87,6 +89,7 @@ const sessionColumns: Record<string, string> = {
   error: "error",
   recordAudio: "record_audio",
   recordingPath: "recording_path",
+  audioDurationS: "audio_duration",
   resumeState: "resume_state",
 };
 const jsonColumns = new Set(["requestedOptions", "appliedOptions", "customMetadata", "result", "error", "resumeState"]);
@@ -203,14 +206,14 @@ export class SqliteStore implements Store {
   private insertSession(s: SessionRecord): void {
     this.db
       .query(
-        `INSERT INTO sessions (id, account_id, status, created_at, updated_at, connected_at, ended_at, token_hash, model, region,
-           requested_options, applied_options, custom_metadata, result, error, record_audio, recording_path, resume_state)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO sessions (id, account_id, request_id, status, created_at, updated_at, connected_at, ended_at, token_hash, model, region,
+           requested_options, applied_options, custom_metadata, result, error, record_audio, recording_path, audio_duration, resume_state)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
-        s.id, s.accountId, s.status, s.createdAt, s.updatedAt, s.connectedAt, s.endedAt, s.tokenHash, s.model, s.region,
+        s.id, s.accountId, s.requestId, s.status, s.createdAt, s.updatedAt, s.connectedAt, s.endedAt, s.tokenHash, s.model, s.region,
         JSON.stringify(s.requestedOptions), JSON.stringify(s.appliedOptions), json(s.customMetadata), json(s.result), json(s.error),
-        s.recordAudio ? 1 : 0, s.recordingPath, json(s.resumeState),
+        s.recordAudio ? 1 : 0, s.recordingPath, s.audioDurationS, json(s.resumeState),
       );
   }
 
@@ -232,6 +235,10 @@ export class SqliteStore implements Store {
   getSessionByTokenHash(tokenHash: string): SessionRecord | null {
     const r = this.db.query("SELECT * FROM sessions WHERE token_hash = ?").get(tokenHash) as Row | null;
     return r ? rowToSession(r) : null;
+  }
+
+  runningSessions(): SessionRecord[] {
+    return (this.db.query("SELECT * FROM sessions WHERE status = 'processing' OR (status = 'queued' AND connected_at IS NOT NULL)").all() as Row[]).map(rowToSession);
   }
 
   listSessions(accountId: string, q: SessionListQuery): SessionRecord[] {

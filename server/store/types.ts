@@ -55,6 +55,8 @@ export interface ApiKeyRecord {
 export interface SessionRecord {
   id: string;
   accountId: string;
+  /** Request id of the POST that created the session. */
+  requestId: string;
   status: SessionStatus;
   createdAt: number;
   updatedAt: number;
@@ -72,6 +74,8 @@ export interface SessionRecord {
   error: { code: string; message: string } | null;
   recordAudio: boolean;
   recordingPath: string | null;
+  /** Seconds of audio received, once known. */
+  audioDurationS: number | null;
   /** Pipeline state persisted for resume after a restart (opaque to the store). */
   resumeState: unknown | null;
 }
@@ -115,6 +119,8 @@ export interface Store {
   getSession(accountId: string, id: string): SessionRecord | null;
   getSessionById(id: string): SessionRecord | null;
   getSessionByTokenHash(tokenHash: string): SessionRecord | null;
+  /** Sessions still running (queued with a connection, or processing), e.g. to resume after a restart. */
+  runningSessions(): SessionRecord[];
   listSessions(accountId: string, q: SessionListQuery): SessionRecord[];
   updateSession(id: string, patch: Partial<Omit<SessionRecord, "id" | "accountId" | "createdAt">>): void;
   deleteSession(id: string): void;

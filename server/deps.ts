@@ -1,0 +1,16 @@
+/** What the HTTP layer and the real-time gateway share: configuration, store, clock, inference, logging. */
+import type { InferenceCoordinator } from "../workers/coordinator/types.ts";
+import type { Clock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import type { Logger } from "./log.ts";
+import type { Store } from "./store/types.ts";
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  coordinator: InferenceCoordinator;
+  log: Logger;
+  /** Where FLAC recordings are written (`DATA_DIR/recordings`). */
+  recordingsDir: string;
+}

@@ -1,0 +1,86 @@
+/** POST /v2/live: validate, check region/credits/capabilities/concurrency, store, answer the WebSocket URL. */
+import { randomUUID } from "node:crypto";
+import type { LiveSessionInitResponse } from "../../../generated/openapi/types.gen.ts";
+import { canServe } from "../../../workers/catalogue/capabilities.ts";
+import { NoCapacityError } from "../../../workers/coordinator/types.ts";
+import { clusterRegions } from "../../config.ts";
+import { applyDefaults } from "../../options/defaults.ts";
+import { requestedFeatures } from "../../options/features.ts";
+import { URL_TTL_MS } from "../../sessions/limits.ts";
+import { newSessionToken, sessionUrl } from "../../sessions/tokens.ts";
+import type { SessionRecord } from "../../store/types.ts";
+import { readJsonBody } from "../body.ts";
+import { ApiError, badRequest } from "../errors.ts";
+import { json, type Handler } from "../handler.ts";
+import { parseQuery } from "../params.ts";
+import { semanticErrors } from "../../options/rules.ts";
+
+export const NO_ENDPOINT = "no inference endpoint available";
+
+export const createLiveSession: Handler = async ({ request, info, principal, deps, op }) => {
+  const query = parseQuery(op, info.url.searchParams);
+  const init = await readJsonBody(request, "LiveSessionInit");
+  const problems = [...query.errors, ...semanticErrors(init)];
+  if (problems.length) throw badRequest(problems);
+
+  const region = query.values.region as string | undefined;
+  if (region !== undefined && !clusterRegions[deps.config.cluster].includes(region)) {
+    throw new ApiError(500, `${NO_ENDPOINT}: region ${region} is not served by cluster ${deps.config.cluster}`, "no_inference_endpoint");
+  }
+
+  const { account } = principal;
+  if (account.plan.creditsSeconds !== null && account.plan.creditsSeconds <= 0) {
+    throw new ApiError(402, "the account has no credits left", "insufficient_credits");
+  }
+
+  const applied = applyDefaults(init);
+  let caps;
+  try {
+    caps = await deps.coordinator.capabilities();
+  } catch (e) {
+    if (e instanceof NoCapacityError) throw new ApiError(503, "inference is busy, retry later", "no_capacity");
+    throw e;
+  }
+  const verdict = canServe(caps, {
+    model: applied.model,
+    languages: applied.language_config.languages,
+    features: requestedFeatures(init),
+    profile: applied.profile,
+  });
+  if (!verdict.ok) {
+    const message = verdict.reason.startsWith(NO_ENDPOINT) ? verdict.reason : `${NO_ENDPOINT}: ${verdict.reason}`;
+    throw new ApiError(500, message, "no_inference_endpoint");
+  }
+
+  const now = deps.clock.now();
+  const { token, hash } = newSessionToken();
+  const record: SessionRecord = {
+    id: randomUUID(),
+    accountId: account.id,
+    requestId: info.requestId,
+    status: "queued",
+    createdAt: now,
+    updatedAt: now,
+    connectedAt: null,
+    endedAt: null,
+    tokenHash: hash,
+    model: applied.model,
+    region: region ?? null,
+    requestedOptions: init as Record<string, unknown>,
+    appliedOptions: applied as Record<string, unknown>,
+    customMetadata: (init.custom_metadata as Record<string, unknown> | undefined) ?? null,
+    result: null,
+    error: null,
+    recordAudio: account.plan.recordAudio,
+    recordingPath: null,
+    audioDurationS: null,
+    resumeState: null,
+  };
+  const outcome = deps.store.createSession(record, account.plan.maxConcurrentSessions, now, URL_TTL_MS);
+  if (!outcome.ok) {
+    throw new ApiError(429, `the account already has its maximum of ${account.plan.maxConcurrentSessions} open sessions`, "concurrency_limit");
+  }
+  deps.log.info("session created", { request_id: info.requestId, session_id: record.id, account_id: account.id, model: record.model });
+  const body: LiveSessionInitResponse = { id: record.id, created_at: new Date(now).toISOString(), url: sessionUrl(deps.config.publicUrl, token) };
+  return json(body, 201);
+};

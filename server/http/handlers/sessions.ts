@@ -1,0 +1,96 @@
+/** GET /v2/live, GET /v2/live/{id}, DELETE /v2/live/{id}. */
+import { rm } from "node:fs/promises";
+import type { LiveSessionList } from "../../../generated/openapi/types.gen.ts";
+import { settleExpiry } from "../../sessions/expiry.ts";
+import { isRunning } from "../../sessions/limits.ts";
+import { presentSession } from "../../sessions/presenter.ts";
+import type { SessionListQuery, SessionRecord, SessionStatus } from "../../store/types.ts";
+import { decodeCursor, encodeCursor } from "../cursor.ts";
+import { ApiError, badRequest, notFound } from "../errors.ts";
+import { json, type Handler, type HandlerContext } from "../handler.ts";
+import { parseQuery } from "../params.ts";
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The caller's session, its URL expiry settled; 404 for an unknown id or another account's. */
+export function ownSession(ctx: HandlerContext): SessionRecord {
+  const id = ctx.params.id ?? "";
+  const found = uuid.test(id) ? ctx.deps.store.getSession(ctx.principal.account.id, id.toLowerCase()) : null;
+  if (!found) throw notFound();
+  return settleExpiry(ctx.deps.store, found, ctx.deps.clock.now());
+}
+
+function listQuery(values: Record<string, unknown>): { query: SessionListQuery; errors: string[] } {
+  const errors: string[] = [];
+  const query: SessionListQuery = { limit: (values.limit as number) ?? 20, offset: (values.offset as number) ?? 0 };
+  if (typeof values.cursor === "string") {
+    const c = decodeCursor(values.cursor);
+    if (c) query.before = c;
+    else errors.push("cursor: is not a cursor returned in `next`");
+  }
+  if (typeof values.date === "string") {
+    query.createdFrom = Date.parse(`${values.date}T00:00:00Z`);
+    query.createdTo = query.createdFrom + 86_400_000;
+  }
+  if (typeof values.after_date === "string") query.after = Date.parse(values.after_date);
+  if (typeof values.before_date === "string") query.beforeDate = Date.parse(values.before_date);
+  if (Array.isArray(values.status)) query.statuses = values.status as SessionStatus[];
+  const metadata: Record<string, unknown> = {};
+  if (typeof values.custom_metadata === "string") {
+    try {
+      const parsed = JSON.parse(values.custom_metadata);
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error();
+      Object.assign(metadata, parsed);
+    } catch {
+      errors.push("custom_metadata: must be a JSON object, or use custom_metadata[<key>]=<value>");
+    }
+  }
+  const perKey = values["custom_metadata[key]"];
+  if (perKey && typeof perKey === "object") Object.assign(metadata, perKey);
+  if (Object.keys(metadata).length) query.customMetadata = metadata;
+  return { query, errors };
+}
+
+export const listLiveSessions: Handler = (ctx) => {
+  const { values, errors } = parseQuery(ctx.op, ctx.info.url.searchParams);
+  const parsed = listQuery(values);
+  if (errors.length || parsed.errors.length) throw badRequest([...errors, ...parsed.errors]);
+  const { store, clock, config } = ctx.deps;
+  const now = clock.now();
+  const records = store.listSessions(ctx.principal.account.id, { ...parsed.query, limit: parsed.query.limit + 1 });
+  const hasMore = records.length > parsed.query.limit;
+  const page = records.slice(0, parsed.query.limit).map((r) => settleExpiry(store, r, now));
+
+  const publicUrl = (params: URLSearchParams) => {
+    const qs = params.toString();
+    return `${config.publicUrl}${ctx.info.path}${qs ? `?${qs}` : ""}`;
+  };
+  const base = new URLSearchParams(ctx.info.url.searchParams);
+  base.delete("cursor");
+  base.delete("offset");
+  let next: string | null = null;
+  if (hasMore) {
+    const last = page[page.length - 1]!;
+    const p = new URLSearchParams(base);
+    p.set("cursor", encodeCursor({ createdAt: last.createdAt, id: last.id }));
+    next = publicUrl(p);
+  }
+  const body: LiveSessionList = {
+    first: publicUrl(base),
+    current: publicUrl(ctx.info.url.searchParams),
+    next,
+    items: page.map(presentSession),
+  };
+  return json(body);
+};
+
+export const getLiveSession: Handler = (ctx) => json(presentSession(ownSession(ctx)));
+
+export const deleteLiveSession: Handler = async (ctx) => {
+  const session = ownSession(ctx);
+  if (isRunning(session.status)) throw new ApiError(403, "the session is still running; end it before deleting it", "session_running");
+  ctx.deps.store.deleteSession(session.id);
+  if (session.recordingPath) await rm(session.recordingPath, { force: true });
+  ctx.deps.log.info("session deleted", { request_id: ctx.info.requestId, session_id: session.id });
+  return new Response(null, { status: 202 });
+};

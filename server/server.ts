@@ -1,0 +1,106 @@
+/**
+ * Starts the service: store, inference coordinator, the Elysia app for HTTP and the gateway for
+ * WebSockets, on one Bun server. Used by `main.ts` and by integration tests (port 0).
+ */
+import type { Server } from "bun";
+import path from "node:path";
+import { InProcessCoordinator } from "../workers/coordinator/in-process.ts";
+import type { InferenceCoordinator } from "../workers/coordinator/types.ts";
+import { createApp, peerAddress } from "./app.ts";
+import { bootstrapAccount } from "./bootstrap.ts";
+import { systemClock, type Clock } from "./clock.ts";
+import { loadConfig, type Config } from "./config.ts";
+import type { AppDeps } from "./deps.ts";
+import { createGateway } from "./gateway/index.ts";
+import { log as rootLog, type Logger } from "./log.ts";
+import { sweepExpired } from "./sessions/expiry.ts";
+import { SqliteStore } from "./store/sqlite.ts";
+import type { Store } from "./store/types.ts";
+
+export interface StartOptions {
+  config?: Partial<Config>;
+  env?: Record<string, string | undefined>;
+  store?: Store;
+  clock?: Clock;
+  coordinator?: InferenceCoordinator;
+  log?: Logger;
+  /** Print the bootstrap key (main does; tests read it from the store). */
+  print?: (line: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  deps: AppDeps;
+  server: Server<unknown>;
+  /** Graceful stop: sessions persisted and closed with 1012, then everything released. */
+  stop(): Promise<void>;
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
+  const base = loadConfig(opts.env ?? process.env);
+  const explicitPublicUrl = opts.config?.publicUrl ?? (opts.env ?? process.env).PUBLIC_URL;
+  const config: Config = { ...base, ...opts.config };
+  const log = opts.log ?? rootLog;
+  const store = opts.store ?? SqliteStore.open(config.dataDir);
+  const coordinator = opts.coordinator ?? (await InProcessCoordinator.create({ modelsDir: config.modelsDir }));
+  bootstrapAccount(store, config.bootstrapApiKey, log, opts.print ?? (() => {}));
+
+  const deps: AppDeps = {
+    config,
+    store,
+    clock: opts.clock ?? systemClock,
+    coordinator,
+    log,
+    recordingsDir: path.join(config.dataDir, "recordings"),
+  };
+  const app = createApp(deps);
+  const gateway = createGateway(deps);
+
+  const server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    idleTimeout: 60,
+    fetch(request, srv) {
+      const peer = srv.requestIP(request)?.address ?? null;
+      if (peer) peerAddress.set(request, peer);
+      if (request.headers.get("upgrade")?.toLowerCase() === "websocket" && new URL(request.url).pathname === "/v2/live") {
+        return gateway.upgrade(request, srv as never, peer);
+      }
+      return app.handle(request);
+    },
+    websocket: gateway.websocket as never,
+  });
+  const port = server.port!;
+  if (!explicitPublicUrl) {
+    const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+    config.publicUrl = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  }
+
+  const sweeper = setInterval(() => {
+    try {
+      sweepExpired(store, deps.clock.now());
+    } catch (e) {
+      log.error("expiry sweep failed", { error: e });
+    }
+  }, 5_000);
+
+  log.info("listening", { url: config.publicUrl, port, cluster: config.cluster, mode: config.redisUrl ? "distributed" : "embedded", models_dir: config.modelsDir });
+
+  let stopped = false;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    deps,
+    server: server as never,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(sweeper);
+      await gateway.shutdown();
+      server.stop(true);
+      await coordinator.close();
+      if (!opts.store) store.close();
+    },
+  };
+}
