@@ -1,10 +1,10 @@
-import {AnonymousSchema_85} from './AnonymousSchema_85';
+import {AudioChunkAckMessageData} from './AudioChunkAckMessageData';
 interface AudioChunkAckMessage {
   'session_id': string;
   'created_at': string;
   'type': 'audio_chunk';
   'acknowledged': boolean;
   'error'?: any;
-  'data': AnonymousSchema_85;
+  'data': AudioChunkAckMessageData;
 }
 export { AudioChunkAckMessage };

@@ -1,6 +1,6 @@
-import {AnonymousSchema_2} from './AnonymousSchema_2';
+import {AudioChunkMessageData} from './AudioChunkMessageData';
 interface AudioChunkMessage {
   'type': 'audio_chunk';
-  'data': AnonymousSchema_2;
+  'data': AudioChunkMessageData;
 }
 export { AudioChunkMessage };

@@ -1,9 +1,9 @@
-import {AnonymousSchema_68} from './AnonymousSchema_68';
+import {EndOfTurnMessageData} from './EndOfTurnMessageData';
 interface EndOfTurnMessage {
   'session_id': string;
   'created_at': string;
   'type': 'end_of_turn';
-  'data': AnonymousSchema_68;
+  'data': EndOfTurnMessageData;
   'additionalProperties'?: Record<string, any>;
 }
 export { EndOfTurnMessage };

@@ -1,9 +1,9 @@
-import {AnonymousSchema_75} from './AnonymousSchema_75';
+import {EndOfTurnScoreMessageData} from './EndOfTurnScoreMessageData';
 interface EndOfTurnScoreMessage {
   'session_id': string;
   'created_at': string;
   'type': 'end_of_turn_score';
-  'data': AnonymousSchema_75;
+  'data': EndOfTurnScoreMessageData;
   'additionalProperties'?: Record<string, any>;
 }
 export { EndOfTurnScoreMessage };

@@ -1,9 +1,9 @@
-import {AnonymousSchema_98} from './AnonymousSchema_98';
+import {EndRecordingMessageData} from './EndRecordingMessageData';
 interface EndRecordingMessage {
   'session_id': string;
   'created_at': string;
   'type': 'end_recording';
-  'data': AnonymousSchema_98;
+  'data': EndRecordingMessageData;
   'additionalProperties'?: Record<string, any>;
 }
 export { EndRecordingMessage };

@@ -4,10 +4,9 @@ interface NamedEntity {
   'id'?: number | null;
   'action'?: string | null;
   'score'?: number | null;
-  'text': string | null;
-  'start': number | null;
-  'end': number | null;
-  'entity_type': string;
+  'text'?: string | null;
+  'start'?: number | null;
+  'end'?: number | null;
   'additionalProperties'?: Record<string, any>;
 }
 export { NamedEntity };

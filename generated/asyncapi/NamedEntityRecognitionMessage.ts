@@ -1,11 +1,10 @@
-import {AnonymousSchema_28} from './AnonymousSchema_28';
-import {AnonymousSchema_33} from './AnonymousSchema_33';
+import {NamedEntityRecognitionMessageData} from './NamedEntityRecognitionMessageData';
 interface NamedEntityRecognitionMessage {
   'session_id': string;
   'created_at': string;
   'type': 'named_entity_recognition';
-  'error': AnonymousSchema_28 | null;
-  'data': AnonymousSchema_33 | null;
+  'error': any | null;
+  'data': NamedEntityRecognitionMessageData | null;
   'additionalProperties'?: Record<string, any>;
 }
 export { NamedEntityRecognitionMessage };

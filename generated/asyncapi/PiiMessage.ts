@@ -1,9 +1,9 @@
-import {AnonymousSchema_46} from './AnonymousSchema_46';
+import {PiiMessageData} from './PiiMessageData';
 interface PiiMessage {
   'session_id': string;
   'created_at': string;
   'type': 'pii';
-  'data': AnonymousSchema_46;
+  'data': PiiMessageData;
   'additionalProperties'?: Record<string, any>;
 }
 export { PiiMessage };

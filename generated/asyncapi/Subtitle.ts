@@ -1,6 +1,6 @@
-import {AnonymousSchema_116} from './AnonymousSchema_116';
+import {SubtitleFormat} from './SubtitleFormat';
 interface Subtitle {
-  'format': AnonymousSchema_116;
+  'format': SubtitleFormat;
   'subtitles': string;
   'additionalProperties'?: Record<string, any>;
 }

@@ -1,9 +1,9 @@
-import {AnonymousSchema_8} from './AnonymousSchema_8';
+import {TranscriptMessageData} from './TranscriptMessageData';
 interface TranscriptMessage {
   'session_id': string;
   'created_at': string;
   'type': 'transcript';
-  'data': AnonymousSchema_8;
+  'data': TranscriptMessageData;
   'additionalProperties'?: Record<string, any>;
 }
 export { TranscriptMessage };

@@ -1,14 +1,14 @@
 import {TranscriptionMetadata} from './TranscriptionMetadata';
 import {Transcription} from './Transcription';
-import {AnonymousSchema_124} from './AnonymousSchema_124';
-import {AnonymousSchema_138} from './AnonymousSchema_138';
-import {AnonymousSchema_141} from './AnonymousSchema_141';
+import {TranscriptionResultTranslation} from './TranscriptionResultTranslation';
+import {TranscriptionResultNamedEntityRecognition} from './TranscriptionResultNamedEntityRecognition';
+import {TranscriptionResultSentimentAnalysis} from './TranscriptionResultSentimentAnalysis';
 interface TranscriptionResult {
   'metadata': TranscriptionMetadata;
   'transcription'?: Transcription;
-  'translation'?: AnonymousSchema_124;
-  'named_entity_recognition'?: AnonymousSchema_138;
-  'sentiment_analysis'?: AnonymousSchema_141;
+  'translation'?: TranscriptionResultTranslation;
+  'named_entity_recognition'?: TranscriptionResultNamedEntityRecognition;
+  'sentiment_analysis'?: TranscriptionResultSentimentAnalysis;
   'additionalProperties'?: Record<string, any>;
 }
 export { TranscriptionResult };

@@ -1,6 +1,6 @@
 import {Utterance} from './Utterance';
 import {TranslationLanguageCode} from './TranslationLanguageCode';
-interface AnonymousSchema_64 {
+interface TranslationMessageData {
   'utterance_id': string;
   'utterance': Utterance;
   'original_language': string;
@@ -8,4 +8,4 @@ interface AnonymousSchema_64 {
   'translated_utterance': Utterance;
   'additionalProperties'?: Record<string, any>;
 }
-export { AnonymousSchema_64 };
+export { TranslationMessageData };

@@ -1,8 +1,8 @@
 import {Utterance} from './Utterance';
-interface AnonymousSchema_8 {
+interface TranscriptMessageData {
   'id': string;
   'is_final': boolean;
   'utterance': Utterance;
   'additionalProperties'?: Record<string, any>;
 }
-export { AnonymousSchema_8 };
+export { TranscriptMessageData };

@@ -1,9 +1,9 @@
 import {Utterance} from './Utterance';
 import {SentimentResult} from './SentimentResult';
-interface AnonymousSchema_52 {
+interface SentimentAnalysisMessageData {
   'utterance_id': string;
   'utterance': Utterance;
   'results': SentimentResult[];
   'additionalProperties'?: Record<string, any>;
 }
-export { AnonymousSchema_52 };
+export { SentimentAnalysisMessageData };

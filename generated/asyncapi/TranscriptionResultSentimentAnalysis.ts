@@ -1,11 +1,9 @@
 import {AddonError} from './AddonError';
-import {TranslatedTranscription} from './TranslatedTranscription';
-interface AnonymousSchema_124 {
+interface TranscriptionResultSentimentAnalysis {
   'success': boolean;
   'is_empty': boolean;
   'exec_time': number;
   'error': AddonError | null;
-  'results': TranslatedTranscription[] | null;
   'additionalProperties'?: Record<string, any>;
 }
-export { AnonymousSchema_124 };
+export { TranscriptionResultSentimentAnalysis };

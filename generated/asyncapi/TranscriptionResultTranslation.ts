@@ -1,10 +1,9 @@
 import {AddonError} from './AddonError';
-interface AnonymousSchema_141 {
+interface TranscriptionResultTranslation {
   'success': boolean;
   'is_empty': boolean;
   'exec_time': number;
   'error': AddonError | null;
-  'results': string | null;
   'additionalProperties'?: Record<string, any>;
 }
-export { AnonymousSchema_141 };
+export { TranscriptionResultTranslation };

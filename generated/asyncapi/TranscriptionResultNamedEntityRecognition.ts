@@ -1,11 +1,9 @@
 import {AddonError} from './AddonError';
-import {NamedEntity} from './NamedEntity';
-interface AnonymousSchema_138 {
+interface TranscriptionResultNamedEntityRecognition {
   'success': boolean;
   'is_empty': boolean;
   'exec_time': number;
   'error': AddonError | null;
-  'results': NamedEntity[] | null;
   'additionalProperties'?: Record<string, any>;
 }
-export { AnonymousSchema_138 };
+export { TranscriptionResultNamedEntityRecognition };

@@ -1,9 +1,9 @@
 import {Utterance} from './Utterance';
 import {NamedEntity} from './NamedEntity';
-interface AnonymousSchema_33 {
+interface NamedEntityRecognitionMessageData {
   'utterance_id': string;
   'utterance': Utterance;
   'results': NamedEntity[];
   'additionalProperties'?: Record<string, any>;
 }
-export { AnonymousSchema_33 };
+export { NamedEntityRecognitionMessageData };

@@ -1,5 +1,5 @@
 
-interface AnonymousSchema_75 {
+interface EndOfTurnScoreMessageData {
   'channel': number;
   'probability': number;
   'threshold': number;
@@ -8,4 +8,4 @@ interface AnonymousSchema_75 {
   'ended': boolean;
   'additionalProperties'?: Record<string, any>;
 }
-export { AnonymousSchema_75 };
+export { EndOfTurnScoreMessageData };

@@ -1,9 +1,9 @@
 import {Utterance} from './Utterance';
 import {Entity} from './Entity';
-interface AnonymousSchema_46 {
+interface PiiMessageData {
   'utterance_id': string;
   'utterance': Utterance;
   'entities': Entity[];
   'additionalProperties'?: Record<string, any>;
 }
-export { AnonymousSchema_46 };
+export { PiiMessageData };

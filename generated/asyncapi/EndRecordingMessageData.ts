@@ -1,6 +1,6 @@
 
-interface AnonymousSchema_98 {
+interface EndRecordingMessageData {
   'recording_duration': number;
   'additionalProperties'?: Record<string, any>;
 }
-export { AnonymousSchema_98 };
+export { EndRecordingMessageData };

@@ -1,7 +1,7 @@
 
-interface AnonymousSchema_94 {
+interface StopRecordingAckMessageData {
   'recording_duration': number;
   'recording_left_to_process': number;
   'additionalProperties'?: Record<string, any>;
 }
-export { AnonymousSchema_94 };
+export { StopRecordingAckMessageData };

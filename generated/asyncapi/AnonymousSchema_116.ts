@@ -1,3 +1,0 @@
-
-type AnonymousSchema_116 = "srt" | "vtt";
-export { AnonymousSchema_116 };

@@ -1,5 +1,0 @@
-
-interface AnonymousSchema_2 {
-  'chunk': string;
-}
-export { AnonymousSchema_2 };

@@ -1,3 +1,0 @@
-
-type AnonymousSchema_4 = string;
-export { AnonymousSchema_4 };

@@ -1,3 +1,0 @@
-
-type AnonymousSchema_71 = "model" | "timeout" | 'null';
-export { AnonymousSchema_71 };

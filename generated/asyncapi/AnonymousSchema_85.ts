@@ -1,6 +1,0 @@
-
-interface AnonymousSchema_85 {
-  'byte_range': number[];
-  'time_range': number[];
-}
-export { AnonymousSchema_85 };

@@ -1,0 +1,6 @@
+
+interface AudioChunkAckMessageData {
+  'byte_range': number[];
+  'time_range': number[];
+}
+export { AudioChunkAckMessageData };

@@ -1,0 +1,3 @@
+
+type AudioChunkBinaryPayload = string;
+export { AudioChunkBinaryPayload };

@@ -1,0 +1,5 @@
+
+interface AudioChunkMessageData {
+  'chunk': string;
+}
+export { AudioChunkMessageData };

@@ -1,0 +1,10 @@
+import {EndOfTurnMessageDataReason} from './EndOfTurnMessageDataReason';
+interface EndOfTurnMessageData {
+  'channel': number;
+  'probability': number | null;
+  'reason': EndOfTurnMessageDataReason;
+  'end': number | null;
+  'speech_duration': number | null;
+  'additionalProperties'?: Record<string, any>;
+}
+export { EndOfTurnMessageData };

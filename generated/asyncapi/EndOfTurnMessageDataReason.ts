@@ -1,0 +1,3 @@
+
+type EndOfTurnMessageDataReason = "model" | "timeout" | 'null';
+export { EndOfTurnMessageDataReason };

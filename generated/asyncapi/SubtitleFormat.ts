@@ -1,0 +1,3 @@
+
+type SubtitleFormat = "srt" | "vtt";
+export { SubtitleFormat };
