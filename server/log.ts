@@ -2,7 +2,8 @@
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-const threshold = order[(process.env.LOG_LEVEL as LogLevel) ?? "info"] ?? order.info;
+/** LOG_LEVEL, read at each line so tests and operators can change it; quiet by default under `bun test`. */
+const threshold = () => order[(process.env.LOG_LEVEL ?? (process.env.NODE_ENV === "test" ? "error" : "info")) as LogLevel] ?? order.info;
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -14,7 +15,7 @@ export interface Logger {
 
 export function createLogger(base: Record<string, unknown> = {}): Logger {
   const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
-    if (order[level] < threshold) return;
+    if (order[level] < threshold()) return;
     const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...base, ...fields }, errorReplacer);
     process.stdout.write(line + "\n");
   };

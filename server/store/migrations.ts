@@ -19,7 +19,8 @@ export const migrations: readonly string[] = [
      revoked_at INTEGER
    );
    CREATE TABLE sessions (
-     id TEXT PRIMARY KEY,
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
      account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
      request_id TEXT NOT NULL,
      status TEXT NOT NULL CHECK (status IN ('queued','processing','done','error')),
@@ -40,7 +41,7 @@ export const migrations: readonly string[] = [
      audio_duration REAL,
      resume_state TEXT
    );
-   CREATE INDEX sessions_account_created ON sessions (account_id, created_at DESC, id DESC);
+   CREATE INDEX sessions_account_created ON sessions (account_id, created_at DESC, seq DESC);
    CREATE INDEX sessions_open ON sessions (account_id, status);
    CREATE TABLE llm_callbacks (
      id TEXT PRIMARY KEY,

@@ -52,6 +52,7 @@ function rowToKey(r: Row): ApiKeyRecord {
 function rowToSession(r: Row): SessionRecord {
   return {
     id: r.id,
+    seq: r.seq,
     accountId: r.account_id,
     requestId: r.request_id,
     status: r.status,
@@ -245,8 +246,8 @@ export class SqliteStore implements Store {
     const where: string[] = ["account_id = ?"];
     const args: (string | number)[] = [accountId];
     if (q.before) {
-      where.push("(created_at < ? OR (created_at = ? AND id < ?))");
-      args.push(q.before.createdAt, q.before.createdAt, q.before.id);
+      where.push("(created_at < ? OR (created_at = ? AND seq < ?))");
+      args.push(q.before.createdAt, q.before.createdAt, q.before.seq);
     }
     if (q.createdFrom !== undefined) (where.push("created_at >= ?"), args.push(q.createdFrom));
     if (q.createdTo !== undefined) (where.push("created_at < ?"), args.push(q.createdTo));
@@ -270,7 +271,7 @@ export class SqliteStore implements Store {
         args.push(jsonPath, typeof value === "boolean" ? (value ? 1 : 0) : (value as number));
       }
     }
-    const sql = `SELECT * FROM sessions WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`;
+    const sql = `SELECT * FROM sessions WHERE ${where.join(" AND ")} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
     args.push(q.limit, q.offset);
     return (this.db.query(sql).all(...args) as Row[]).map(rowToSession);
   }

@@ -54,6 +54,8 @@ export interface ApiKeyRecord {
 
 export interface SessionRecord {
   id: string;
+  /** Insertion order, assigned by the store (0 before insertion); breaks ties of `createdAt` in listings. */
+  seq: number;
   accountId: string;
   /** Request id of the POST that created the session. */
   requestId: string;
@@ -83,8 +85,8 @@ export interface SessionRecord {
 export interface SessionListQuery {
   limit: number;
   offset: number;
-  /** Decoded cursor: list strictly older than this (createdAt, id). */
-  before?: { createdAt: number; id: string };
+  /** Decoded cursor: list strictly older than this (createdAt, seq). */
+  before?: { createdAt: number; seq: number };
   /** Only sessions created in [from, to). */
   createdFrom?: number;
   createdTo?: number;

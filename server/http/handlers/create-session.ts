@@ -56,6 +56,7 @@ export const createLiveSession: Handler = async ({ request, info, principal, dep
   const { token, hash } = newSessionToken();
   const record: SessionRecord = {
     id: randomUUID(),
+    seq: 0,
     accountId: account.id,
     requestId: info.requestId,
     status: "queued",

@@ -72,7 +72,7 @@ export const listLiveSessions: Handler = (ctx) => {
   if (hasMore) {
     const last = page[page.length - 1]!;
     const p = new URLSearchParams(base);
-    p.set("cursor", encodeCursor({ createdAt: last.createdAt, id: last.id }));
+    p.set("cursor", encodeCursor({ createdAt: last.createdAt, seq: last.seq }));
     next = publicUrl(p);
   }
   const body: LiveSessionList = {

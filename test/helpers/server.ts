@@ -1,0 +1,62 @@
+/** Starts a real service on a free port with a temporary DATA_DIR, the shared models and a manual clock. */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createClient, type Client } from "../../generated/openapi/client/index.ts";
+import { ManualClock } from "../../server/clock.ts";
+import { createLogger } from "../../server/log.ts";
+import { startServer, type RunningServer } from "../../server/server.ts";
+import type { Plan, Scope } from "../../server/store/types.ts";
+
+export const sharedDir = path.resolve(import.meta.dir, "../../../shared");
+export const sharedModels = path.join(sharedDir, "models");
+export const sharedAudio = path.join(sharedDir, "audio");
+
+export interface TestService {
+  running: RunningServer;
+  clock: ManualClock;
+  dataDir: string;
+  /** API key of the bootstrap account. */
+  key: string;
+  client(key?: string): Client;
+  /** A new account with its own key. */
+  account(opts?: { plan?: Partial<Plan>; scopes?: Scope[]; allowedCidrs?: string[] }): { accountId: string; key: string };
+  stop(): Promise<void>;
+}
+
+const quiet = createLogger({ test: true });
+
+export async function startTestService(opts: { modelsDir?: string; dataDir?: string; env?: Record<string, string> } = {}): Promise<TestService> {
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), "live-stt-"));
+  const clock = new ManualClock(Date.parse("2026-03-01T12:00:00Z"));
+  const key = "test-bootstrap-key";
+  const running = await startServer({
+    env: {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      MODELS_DIR: opts.modelsDir ?? sharedModels,
+      BOOTSTRAP_API_KEY: key,
+      ADMIN_TOKEN: "test-admin-token",
+      CALLBACKS_ALLOW_LOOPBACK: "true",
+      ...opts.env,
+    },
+    clock,
+    log: quiet,
+  });
+  const client = (k: string = key) => createClient({ baseUrl: running.url, headers: { "x-service-key": k } });
+  return {
+    running,
+    clock,
+    dataDir,
+    key,
+    client,
+    account({ plan, scopes, allowedCidrs } = {}) {
+      const store = running.deps.store;
+      const account = store.createAccount({ name: "test", plan });
+      const { secret } = store.createKey({ accountId: account.id, scopes, allowedCidrs });
+      return { accountId: account.id, key: secret };
+    },
+    stop: () => running.stop(),
+  };
+}
