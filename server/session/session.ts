@@ -226,9 +226,10 @@ export class LiveSession {
     this.log.info("recording stopped", { cause });
     const rest = this.ledger.endResume();
     if (rest.length > 0) this.accept(rest);
-    const duration = this.frontendBase.seconds + this.frontend.durationSeconds;
-    this.emit(this.messages.stopRecordingAck(this.totalDuration(), this.totalDuration() - this.transcribedSeconds()));
-    void duration;
+    // Acknowledged once the audio received before it is decoded, so its duration is exact.
+    this.enqueue(async () => {
+      this.emit(this.messages.stopRecordingAck(this.totalDuration(), this.totalDuration() - this.transcribedSeconds()));
+    });
     this.endedPromise = this.enqueue(() => this.finish());
   }
 

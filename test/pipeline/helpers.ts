@@ -1,0 +1,183 @@
+/** Shared pieces of the real-time pipeline tests: audio streams, session creation, a raw WebSocket client. */
+import path from "node:path";
+import { readWavFile } from "../../workers/dsp/wav.ts";
+import { serverMessageValidators } from "../../generated/validators.ts";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { createClient } from "../../generated/openapi/client/index.ts";
+import { ManualClock } from "../../server/clock.ts";
+import { createLogger } from "../../server/log.ts";
+import { startServer } from "../../server/server.ts";
+import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
+import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
+import { sharedAudio, sharedModels, type TestService } from "../helpers/server.ts";
+
+let coordinator: Promise<InProcessCoordinator> | null = null;
+
+/**
+ * The real in-process coordinator, shared by the services of one test file and left running until
+ * the process exits: terminating its onnxruntime worker threads while the main thread also holds
+ * an onnxruntime session (the VAD) aborts the process, so the services' `stop()` must not close it.
+ */
+function processCoordinator(): InferenceCoordinator {
+  coordinator ??= InProcessCoordinator.create({ modelsDir: sharedModels, threads: 1, queueLimit: 200 });
+  return {
+    capabilities: async () => (await coordinator!).capabilities(),
+    transcribe: async (job, signal) => (await coordinator!).transcribe(job, signal),
+    close: async () => {},
+  };
+}
+
+/** A real service (port 0, temporary DATA_DIR unless given, manual clock) for pipeline tests. */
+export async function startPipelineService(opts: { dataDir?: string; clock?: ManualClock } = {}): Promise<TestService> {
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), "live-pipeline-"));
+  const clock = opts.clock ?? new ManualClock(Date.parse("2026-03-01T12:00:00Z"));
+  const key = "test-bootstrap-key";
+  const running = await startServer({
+    env: { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, MODELS_DIR: sharedModels, BOOTSTRAP_API_KEY: key, CALLBACKS_ALLOW_LOOPBACK: "true", LOG_LEVEL: "error" },
+    clock,
+    coordinator: processCoordinator(),
+    log: createLogger({ test: "pipeline" }),
+  });
+  return {
+    running,
+    clock,
+    dataDir,
+    key,
+    client: (k: string = key) => createClient({ baseUrl: running.url, headers: { "x-service-key": k } }),
+    account({ plan, scopes, allowedCidrs } = {}) {
+      const store = running.deps.store;
+      const account = store.createAccount({ name: "test", plan });
+      const { secret } = store.createKey({ accountId: account.id, scopes, allowedCidrs });
+      return { accountId: account.id, key: secret };
+    },
+    stop: () => running.stop(),
+  };
+}
+
+export const RATE = 16000;
+
+/** Float samples → 16-bit little-endian PCM bytes. */
+export function toPcm16(samples: Float32Array): Uint8Array {
+  const out = new Int16Array(samples.length);
+  for (let i = 0; i < samples.length; i++) out[i] = Math.max(-32768, Math.min(32767, Math.round(samples[i]! * 32768)));
+  return new Uint8Array(out.buffer);
+}
+
+/** The spelling clips, in order, each followed by `silenceS` of digital silence, as 16 kHz mono floats. */
+export function spellingSamples(names: string[], silenceS = 1, leadS = 0.5): Float32Array {
+  const parts: Float32Array[] = [new Float32Array(Math.round(leadS * RATE))];
+  for (const n of names) {
+    parts.push(readWavFile(path.join(sharedAudio, "spelling", `${n}.wav`)).samples);
+    parts.push(new Float32Array(Math.round(silenceS * RATE)));
+  }
+  const total = parts.reduce((s, p) => s + p.length, 0);
+  const out = new Float32Array(total);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** Interleaves per-channel 16-bit PCM streams (shorter ones padded with silence). */
+export function interleave16(channels: Uint8Array[]): Uint8Array {
+  const views = channels.map((c) => new Int16Array(c.buffer, c.byteOffset, c.byteLength / 2));
+  const frames = Math.max(...views.map((v) => v.length));
+  const out = new Int16Array(frames * channels.length);
+  for (let f = 0; f < frames; f++) for (let c = 0; c < views.length; c++) out[f * views.length + c] = views[c]![f] ?? 0;
+  return new Uint8Array(out.buffer);
+}
+
+/** Splits bytes into frames of `size`. */
+export function chunks(bytes: Uint8Array, size: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let o = 0; o < bytes.length; o += size) out.push(bytes.subarray(o, Math.min(bytes.length, o + size)));
+  return out;
+}
+
+/** POST /v2/live; returns the init response. */
+export async function createSession(svc: TestService, body: Record<string, unknown>, key = svc.key): Promise<{ id: string; url: string; created_at: string }> {
+  const res = await fetch(`${svc.running.url}/v2/live`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-service-key": key },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 201) throw new Error(`POST /v2/live answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as { id: string; url: string; created_at: string };
+}
+
+export type Msg = { type: string; [k: string]: any };
+
+/** A raw WebSocket client recording every message and the close. */
+export class RawClient {
+  readonly messages: Msg[] = [];
+  readonly ws: WebSocket;
+  readonly closed: Promise<{ code: number; reason: string }>;
+  readonly opened: Promise<void>;
+  private waiters: Array<() => void> = [];
+
+  constructor(url: string) {
+    this.ws = new WebSocket(url);
+    this.ws.binaryType = "arraybuffer";
+    this.opened = new Promise((resolve, reject) => {
+      this.ws.addEventListener("open", () => resolve(), { once: true });
+      this.ws.addEventListener("error", () => resolve(), { once: true });
+    });
+    this.ws.addEventListener("message", (e) => {
+      this.messages.push(JSON.parse(String(e.data)) as Msg);
+      for (const w of this.waiters.splice(0)) w();
+    });
+    this.closed = new Promise((resolve) => {
+      this.ws.addEventListener("close", (e) => {
+        resolve({ code: e.code, reason: e.reason });
+        for (const w of this.waiters.splice(0)) w();
+      });
+    });
+  }
+
+  send(data: Uint8Array | string): void {
+    this.ws.send(data);
+  }
+
+  stop(): void {
+    this.ws.send(JSON.stringify({ type: "stop_recording" }));
+  }
+
+  /** Resolves once a message matching `pred` has arrived (or rejects after `timeoutMs`). */
+  async waitFor(pred: (m: Msg) => boolean, timeoutMs = 15000): Promise<Msg> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.messages.find(pred);
+      if (found) return found;
+      if (this.ws.readyState === WebSocket.CLOSED) throw new Error(`socket closed before the awaited message; got ${this.types().join(",")}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out; got ${this.types().join(",")}`);
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, Math.min(left, 200));
+        this.waiters.push(() => {
+          clearTimeout(t);
+          r();
+        });
+      });
+    }
+  }
+
+  types(): string[] {
+    return this.messages.map((m) => m.type);
+  }
+
+  finals(): Msg[] {
+    return this.messages.filter((m) => m.type === "transcript" && m.data.is_final);
+  }
+}
+
+/** Validates a server message against the generated validator of its type; returns the errors. */
+export function contractErrors(m: Msg): string[] {
+  const v = serverMessageValidators[m.type];
+  if (!v) return [`no validator for ${m.type}`];
+  return v(m) ? [] : (v.errors ?? []).map((e) => `${m.type}${e.instancePath} ${e.message}`);
+}
+
+export const finalTexts = (ms: Msg[]) => ms.filter((m) => m.type === "transcript" && m.data.is_final).map((m) => m.data.utterance.text as string);
