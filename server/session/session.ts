@@ -297,9 +297,20 @@ export class LiveSession {
   private nextIndex: number[] = [];
 
   private accept(fresh: Uint8Array): void {
+    // The plan's maximum duration: audio past it is not taken, and the recording stops there.
+    const limit = this.durationLimitBytes(fresh);
+    const cut = limit - this.retained.end < fresh.length;
+    if (cut) fresh = fresh.subarray(0, Math.max(0, limit - this.retained.end));
     this.retained.append(fresh);
     this.recording?.write(fresh);
     this.enqueue(() => this.process(fresh));
+    if (cut && this.phase === "recording") this.stop("max_duration");
+  }
+
+  /** Stream offset at which the plan's maximum session duration is reached. */
+  private durationLimitBytes(next: Uint8Array): number {
+    if (this.retained.end === 0 && next.length >= 4 && next[0] === 0x52 && next[1] === 0x49 && next[2] === 0x46 && next[3] === 0x46) this.headerBytes = 44;
+    return this.headerBytes + Math.floor(this.account.plan.maxSessionDurationS * this.format.sampleRate) * bytesPerFrame(this.format);
   }
 
   private enqueue(work: () => Promise<void>): Promise<void> {
@@ -313,8 +324,6 @@ export class LiveSession {
     if (this.frontendBase.byte === 0) this.headerBytes = this.frontend.byteOffsetAt(0);
     this.handle(events);
     this.updateAcks();
-    const maxS = this.account.plan.maxSessionDurationS;
-    if (this.phase === "recording" && this.totalDuration() >= maxS) this.stop("max_duration");
   }
 
   private handle(events: FrontendEvent[]): void {
