@@ -2,6 +2,8 @@
  * The session recording: the deduplicated session byte stream decoded and encoded to FLAC.
  * G.711 (a-law / µ-law) is stored as 16-bit; PCM keeps its bit depth.
  */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import { createAudioDecoder, type AudioDecoder } from "../audio/decoder.ts";
 import type { AudioFormat } from "../audio/format.ts";
 import { createFlacRecorder, type FlacRecorder, type InputBitsPerSample } from "../recording/flac.ts";
@@ -18,6 +20,7 @@ export interface SessionRecording {
 
 export function createSessionRecording(format: AudioFormat, path: string): SessionRecording {
   const decoder: AudioDecoder = createAudioDecoder(format);
+  mkdirSync(dirname(path), { recursive: true });
   const bits: InputBitsPerSample = format.encoding === "wav/pcm" ? format.bitDepth : 16;
   const recorder: FlacRecorder = createFlacRecorder({ path, sampleRate: format.sampleRate, channels: format.channels, bitsPerSample: bits });
   let failure: Error | null = null;
