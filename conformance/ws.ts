@@ -1,0 +1,1 @@
+export async function runWebSocket(_: any): Promise<void> {}
