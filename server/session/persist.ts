@@ -20,6 +20,8 @@ export interface PersistedSession {
   /** Absolute offset from which audio is not yet transcribed, and its session time in seconds. */
   replayFrom: number;
   replayFromSeconds: number;
+  /** Session time up to which every utterance was handled before the restart. */
+  suppressBefore: number;
   /** WAV header length at the stream start (0 without one). */
   headerBytes: number;
   /** Final utterances sent so far. */

@@ -52,6 +52,10 @@ export type SessionPhase = "recording" | "stopping" | "ended";
 
 /** Margin before a detected speech start that may belong to its utterance (pre-roll plus padding). */
 const OPEN_UTTERANCE_MARGIN_S = 0.5;
+/** Audio replayed before the untranscribed point after a restart, so the VAD is warm again there. */
+const RESTART_WARMUP_S = 2;
+/** Duration of one VAD window (512 samples at 16 kHz). */
+const VAD_FRAME_S = 0.032;
 /** Essential messages kept for a detached socket (delivered on reconnect). */
 const MAX_HELD_MESSAGES = 10_000;
 
@@ -154,6 +158,7 @@ export class LiveSession {
     session.utterances.push(...restored.utterances);
     session.transcriptionTimeS = restored.transcriptionTimeS;
     session.lastFinalEnd = restored.lastFinalEnd;
+    session.suppressBefore = restored.suppressBefore;
     const replay = restored.tail.subarray(restored.replayFrom - base);
     session.enqueue(() => session.process(replay));
     return session;
@@ -262,8 +267,10 @@ export class LiveSession {
     if (this.phase !== "recording") return null;
     await this.chain;
     await Promise.all(this.finalChains);
-    const replayFromSeconds = this.transcribedSeconds();
-    const replayFrom = this.absoluteOffsetAt(replayFromSeconds);
+    const transcribed = this.transcribedSeconds();
+    // On the VAD's frame grid (32 ms), so the replayed audio is scored in the same windows.
+    const replayFromSeconds = Math.max(0, Math.floor((transcribed - RESTART_WARMUP_S) / VAD_FRAME_S) * VAD_FRAME_S);
+    const replayFrom = Math.max(this.retained.start, this.absoluteOffsetAt(replayFromSeconds));
     const candidates = this.ledger.resumeCandidates.map((c) => c + this.ledgerBase);
     const tailStart = Math.min(candidates[0]!, replayFrom, this.retained.end);
     return {
@@ -273,7 +280,8 @@ export class LiveSession {
       tail: this.retained.slice(Math.max(tailStart, this.retained.start)),
       candidates,
       replayFrom,
-      replayFromSeconds,
+      replayFromSeconds: this.secondsAt(replayFrom),
+      suppressBefore: transcribed,
       headerBytes: this.headerBytes,
       utterances: this.utterances,
       indexBase: this.nextIndex.map((n, c) => Math.max(n, this.indexBase[c]!)),
@@ -294,6 +302,8 @@ export class LiveSession {
   // ── audio path ────────────────────────────────────────────────────────────
 
   private lastFinalEnd: number[] = [];
+  /** After a restart: events before this session time were already handled by the previous process. */
+  private suppressBefore = 0;
   private nextIndex: number[] = [];
 
   private accept(fresh: Uint8Array): void {
@@ -334,6 +344,7 @@ export class LiveSession {
         continue;
       }
       const c = e.channel;
+      if (t0 + ("time" in e ? e.time : e.start) < this.suppressBefore - 1e-6 && e.type !== "utterance_final") continue;
       switch (e.type) {
         case "speech_start":
           if (this.openStart[c] == null) this.openStart[c] = Math.max(t0, t0 + e.time - OPEN_UTTERANCE_MARGIN_S);
@@ -469,8 +480,14 @@ export class LiveSession {
     if (!ack) return;
     const first = ack.byteRange[0] + this.ledgerBase;
     const last = ack.byteRange[1] + this.ledgerBase;
-    this.retained.trimTo(Math.min(this.ledger.resumeCandidates[0]! + this.ledgerBase, this.absoluteOffsetAt(this.transcribedSeconds())));
+    const warm = this.absoluteOffsetAt(Math.max(0, this.transcribedSeconds() - RESTART_WARMUP_S));
+    this.retained.trimTo(Math.min(this.ledger.resumeCandidates[0]! + this.ledgerBase, warm));
     this.emit(this.messages.audioChunkAck([first, last], [this.msAt(first), this.msAt(last)]));
+  }
+
+  /** Session time in seconds of an absolute stream offset. */
+  private secondsAt(byte: number): number {
+    return Math.max(0, byte - this.headerBytes) / (this.format.sampleRate * bytesPerFrame(this.format));
   }
 
   private msAt(byte: number): number {

@@ -29,12 +29,12 @@ function processCoordinator(): InferenceCoordinator {
 }
 
 /** A real service (port 0, temporary DATA_DIR unless given, manual clock) for pipeline tests. */
-export async function startPipelineService(opts: { dataDir?: string; clock?: ManualClock } = {}): Promise<TestService> {
+export async function startPipelineService(opts: { dataDir?: string; clock?: ManualClock; env?: Record<string, string> } = {}): Promise<TestService> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), "live-pipeline-"));
   const clock = opts.clock ?? new ManualClock(Date.parse("2026-03-01T12:00:00Z"));
   const key = "test-bootstrap-key";
   const running = await startServer({
-    env: { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, MODELS_DIR: sharedModels, BOOTSTRAP_API_KEY: key, CALLBACKS_ALLOW_LOOPBACK: "true", LOG_LEVEL: "error" },
+    env: { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, MODELS_DIR: sharedModels, BOOTSTRAP_API_KEY: key, CALLBACKS_ALLOW_LOOPBACK: "true", ...opts.env },
     clock,
     coordinator: processCoordinator(),
     log: createLogger({ test: "pipeline" }),
@@ -175,9 +175,165 @@ export class RawClient {
 
 /** Validates a server message against the generated validator of its type; returns the errors. */
 export function contractErrors(m: Msg): string[] {
-  const v = serverMessageValidators[m.type];
-  if (!v) return [`no validator for ${m.type}`];
-  return v(m) ? [] : (v.errors ?? []).map((e) => `${m.type}${e.instancePath} ${e.message}`);
+  const type = String(m.type);
+  const v = serverMessageValidators[type];
+  if (!v) return [`no validator for ${type}`];
+  if (v(m as unknown)) return [];
+  return (v.errors ?? []).map((e) => `${type}${e.instancePath} ${e.message}`);
 }
 
 export const finalTexts = (ms: Msg[]) => ms.filter((m) => m.type === "transcript" && m.data.is_final).map((m) => m.data.utterance.text as string);
+
+/** A TCP relay in front of the service whose connections can be cut abruptly (no close frame). */
+export function tcpRelay(targetPort: () => number) {
+  type Side = { peer: Bun.Socket<Side> | null; queue: Uint8Array[] };
+  const open = new Set<Bun.Socket<Side>>();
+  const flush = (s: Bun.Socket<Side>) => {
+    while (s.data.queue.length > 0) {
+      const head = s.data.queue[0]!;
+      const n = s.write(head);
+      if (n < head.length) {
+        s.data.queue[0] = head.subarray(n);
+        return;
+      }
+      s.data.queue.shift();
+    }
+  };
+  const forward = (to: Bun.Socket<Side> | null, bytes: Uint8Array, pending: Uint8Array[]) => {
+    if (!to) return void pending.push(bytes.slice());
+    to.data.queue.push(bytes.slice());
+    flush(to);
+  };
+  const listener = Bun.listen<Side>({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      open(client) {
+        client.data = { peer: null, queue: [] };
+        open.add(client);
+        const early: Uint8Array[] = [];
+        (client.data as Side & { early?: Uint8Array[] }).early = early;
+        void Bun.connect<Side>({
+          hostname: "127.0.0.1",
+          port: targetPort(),
+          socket: {
+            open(up) {
+              up.data = { peer: client, queue: [] };
+              open.add(up);
+              client.data.peer = up;
+              for (const b of early.splice(0)) forward(up, b, early);
+            },
+            data: (up, d) => forward(up.data.peer, d, []),
+            drain: flush,
+            close(up) {
+              open.delete(up);
+              up.data.peer?.end();
+            },
+            error() {},
+          },
+        });
+      },
+      data: (client, d) => forward(client.data.peer, d, (client.data as Side & { early: Uint8Array[] }).early),
+      drain: flush,
+      close(client) {
+        open.delete(client);
+        client.data.peer?.end();
+      },
+      error() {},
+    },
+  });
+  return {
+    port: listener.port,
+    /** Drops every relayed connection at once, without a WebSocket close handshake. */
+    cut() {
+      for (const s of [...open]) s.terminate();
+      open.clear();
+    },
+    stop() {
+      this.cut();
+      listener.stop(true);
+    },
+  };
+}
+
+/**
+ * A raw client that resumes like the official SDK: it keeps every byte after the end of the last
+ * acknowledgment it received, and resends it all on each (re)connection to the same URL.
+ */
+export class ResumingClient {
+  readonly messages: Msg[] = [];
+  private buffer = new Uint8Array(0);
+  private bytesSent = 0;
+  ws: WebSocket | null = null;
+  /** Acknowledgments to ignore, as if lost in flight (counted from now). */
+  loseAcks = 0;
+  closes: number[] = [];
+  private ended: Promise<void> | null = null;
+  private resolveEnded!: () => void;
+
+  constructor(readonly url: string) {
+    this.ended = new Promise((r) => (this.resolveEnded = r));
+  }
+
+  async connect(): Promise<void> {
+    const ws = new WebSocket(this.url);
+    ws.binaryType = "arraybuffer";
+    this.ws = ws;
+    await new Promise<void>((resolve) => ws.addEventListener("open", () => resolve(), { once: true }));
+    for (let o = 0; o < this.buffer.length; o += 512 * 1024) ws.send(this.buffer.subarray(o, o + 512 * 1024));
+    ws.addEventListener("message", (e) => {
+      const m = JSON.parse(String(e.data)) as Msg;
+      if (m.type === "audio_chunk" && m.acknowledged) {
+        if (this.loseAcks > 0) {
+          this.loseAcks--;
+          return;
+        }
+        const end = m.data.byte_range[1] as number;
+        this.buffer = this.buffer.slice(end - this.bytesSent);
+        this.bytesSent = end;
+      }
+      this.messages.push(m);
+    });
+    ws.addEventListener("close", (e) => {
+      this.closes.push(e.code);
+      if (e.code === 1000 || e.code === 4401) this.resolveEnded();
+    });
+  }
+
+  send(bytes: Uint8Array): void {
+    const next = new Uint8Array(this.buffer.length + bytes.length);
+    next.set(this.buffer);
+    next.set(bytes, this.buffer.length);
+    this.buffer = next;
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(bytes);
+  }
+
+  stop(): void {
+    this.ws?.send(JSON.stringify({ type: "stop_recording" }));
+  }
+
+  /** Drops the connection from the client side (no stop_recording). */
+  async drop(): Promise<void> {
+    const ws = this.ws!;
+    const closed = new Promise<void>((r) => ws.addEventListener("close", () => r(), { once: true }));
+    ws.close(4000, "gone");
+    await closed;
+  }
+
+  get done(): Promise<void> {
+    return this.ended!;
+  }
+
+  get retained(): number {
+    return this.buffer.length;
+  }
+}
+
+/** What must not change between an uninterrupted run and a resumed one. */
+export function outcome(messages: Msg[]) {
+  return {
+    finals: messages.filter((m) => m.type === "transcript" && m.data.is_final).map((m) => [m.data.utterance.channel, m.data.utterance.text, m.data.utterance.start, m.data.utterance.end]),
+    duration: messages.find((m) => m.type === "stop_recording")?.data?.recording_duration,
+    result: messages.find((m) => m.type === "post_final_transcript")?.data?.transcription?.full_transcript,
+  };
+}
