@@ -141,7 +141,7 @@ export function checkExchange(contract: Contract, op: OperationSpec, c: HttpCase
     } else if (o.status === 401 || (o.status === 403 && /scope|ip_not_allowed/.test(errorBody?.error ?? "scope"))) {
       // (A 403 for another reason is state, e.g. deleting a running session, which the contract documents.)
       out.push(v("positive_data_acceptance", `valid key refused with ${o.status}: ${errorBody?.message ?? ""}`));
-    } else if (o.status >= 300 && o.status !== 302 && !BUSINESS.has(o.status)) {
+    } else if (o.status >= 300 && o.status !== 302 && o.status !== 403 && !BUSINESS.has(o.status)) {
       out.push(v("positive_data_acceptance", `schema-valid request answered ${o.status}`));
     }
     if (o.status === 500 && !/no inference endpoint/i.test(errorBody?.message ?? "")) out.push(v("not_a_server_error", `500 that is not the documented "no inference endpoint available": ${errorBody?.message ?? o.text.slice(0, 120)}`));
