@@ -1,0 +1,70 @@
+/**
+ * Embedded-mode inference coordinator: capabilities come from the catalogue and the files in
+ * MODELS_DIR (re-read on each call, so installing or removing models needs no restart), and
+ * transcriptions run on an `EnginePool` of worker threads.
+ */
+import { resolve } from "node:path";
+import { canServe, computeCapabilities, servingEntries } from "../catalogue/capabilities.ts";
+import { EnginePool } from "../pool/pool.ts";
+import type { EngineSpec } from "../pool/protocol.ts";
+import type { TranscribeResult } from "../engines/types.ts";
+import { NoEndpointError, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "./types.ts";
+
+export interface InProcessCoordinatorOptions {
+  modelsDir: string;
+  /** Worker threads running engines. */
+  threads?: number;
+  /** Jobs that may wait for a free worker before `NoCapacityError`. */
+  queueLimit?: number;
+  /** onnxruntime intra-op threads per engine session (default 1). */
+  sessionThreads?: number;
+}
+
+export class InProcessCoordinator implements InferenceCoordinator {
+  private constructor(
+    private readonly modelsDir: string,
+    private readonly pool: EnginePool,
+    private readonly sessionThreads: number,
+  ) {}
+
+  /** Starts the worker pool for the models in `modelsDir`. */
+  static async create(opts: InProcessCoordinatorOptions): Promise<InProcessCoordinator> {
+    const pool = new EnginePool({ threads: opts.threads, queueLimit: opts.queueLimit });
+    return new InProcessCoordinator(resolve(opts.modelsDir), pool, opts.sessionThreads ?? 1);
+  }
+
+  async capabilities(): Promise<ModelCapability[]> {
+    return computeCapabilities(this.modelsDir);
+  }
+
+  async transcribe(job: InferenceJob, signal?: AbortSignal): Promise<TranscribeResult> {
+    const serving = servingEntries(this.modelsDir).find((s) => s.model.model === job.model);
+    if (!serving) throw new NoEndpointError();
+    const caps = computeCapabilities(this.modelsDir).filter((c) => c.model === job.model);
+    const { languages, task, targetLanguage } = job.request;
+    const verdict = canServe(caps, {
+      model: job.model,
+      languages,
+      translationTargets: task === "translate" && targetLanguage ? [targetLanguage] : undefined,
+    });
+    if (!verdict.ok) throw new NoEndpointError(`no inference endpoint available: ${verdict.reason}`);
+    const { entry } = serving;
+    const spec: EngineSpec = {
+      id: entry.id,
+      family: entry.family as EngineSpec["family"],
+      dir: resolve(this.modelsDir, entry.dir),
+      options: entry.options,
+      threads: this.sessionThreads,
+    };
+    return this.pool.run(spec, job.request, signal);
+  }
+
+  /** Current pool load (running and queued jobs). */
+  get load(): { running: number; queued: number } {
+    return this.pool.load;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

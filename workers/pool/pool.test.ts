@@ -1,0 +1,45 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { resolve } from "node:path";
+import { NoCapacityError } from "../coordinator/types.ts";
+import { readWavFile } from "../dsp/wav.ts";
+import { EnginePool } from "./pool.ts";
+import type { EngineSpec } from "./protocol.ts";
+
+const SHARED = resolve(import.meta.dir, "../../../shared");
+const spec: EngineSpec = { id: "moonshine-micro-spelling", family: "isolated-token", dir: resolve(SHARED, "models/moonshine-micro") };
+const audio = readWavFile(resolve(SHARED, "audio/spelling/a.wav")).samples;
+const pool = new EnginePool({ threads: 1, queueLimit: 2 });
+afterAll(() => pool.close());
+
+describe("engine pool", () => {
+  test("runs a transcription on a worker thread", async () => {
+    const r = await pool.run(spec, { audio, partial: false });
+    expect(r.text).toBe("a");
+  });
+
+  test("rejects with NoCapacityError beyond one running job plus two queued", async () => {
+    const runs = Array.from({ length: 5 }, () => pool.run(spec, { audio, partial: false }));
+    const settled = await Promise.allSettled(runs);
+    expect(settled.filter((s) => s.status === "fulfilled")).toHaveLength(3);
+    const refused = settled.filter((s) => s.status === "rejected") as PromiseRejectedResult[];
+    expect(refused).toHaveLength(2);
+    for (const r of refused) expect(r.reason).toBeInstanceOf(NoCapacityError);
+    expect(pool.load).toEqual({ running: 0, queued: 0 });
+  });
+
+  test("an engine error comes back as a rejection and the worker keeps serving", async () => {
+    const bad: EngineSpec = { ...spec, id: "missing", dir: "/nonexistent" };
+    await expect(pool.run(bad, { audio, partial: false })).rejects.toThrow(/spelling_cnn_meta\.json/);
+    expect((await pool.run(spec, { audio, partial: false })).text).toBe("a");
+  });
+
+  test("an aborted queued job is rejected and leaves the queue", async () => {
+    const controller = new AbortController();
+    const first = pool.run(spec, { audio, partial: false });
+    const second = pool.run(spec, { audio, partial: false }, controller.signal);
+    controller.abort();
+    await expect(second).rejects.toThrow();
+    expect((await first).text).toBe("a");
+    expect(pool.load.queued).toBe(0);
+  });
+});

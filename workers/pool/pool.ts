@@ -1,0 +1,168 @@
+/**
+ * A pool of worker threads running engines off the main event loop, with a bounded wait queue:
+ * each worker runs one job at a time; when every worker is busy and the queue is full, `run`
+ * rejects at once with `NoCapacityError`.
+ */
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { NoCapacityError } from "../coordinator/types.ts";
+import type { TranscribeRequest, TranscribeResult } from "../engines/types.ts";
+import type { EngineSpec, FromWorker, ToWorker } from "./protocol.ts";
+
+export interface EnginePoolOptions {
+  /** Worker threads (default: available cores − 1, at least 1). */
+  threads?: number;
+  /** Jobs that may wait for a free worker (default 64). */
+  queueLimit?: number;
+}
+
+interface Job {
+  id: number;
+  spec: EngineSpec;
+  request: TranscribeRequest;
+  resolve: (r: TranscribeResult) => void;
+  reject: (e: Error) => void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+interface Slot {
+  worker: Worker;
+  job?: Job;
+}
+
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new DOMException("the job was aborted", "AbortError");
+}
+
+export class EnginePool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+  readonly threads: number;
+  readonly queueLimit: number;
+
+  constructor(opts: EnginePoolOptions = {}) {
+    this.threads = Math.max(1, Math.floor(opts.threads ?? Math.max(1, availableParallelism() - 1)));
+    this.queueLimit = Math.max(0, Math.floor(opts.queueLimit ?? 64));
+    for (let i = 0; i < this.threads; i++) this.slots.push(this.spawn());
+  }
+
+  /** Jobs running plus jobs waiting. */
+  get load(): { running: number; queued: number } {
+    return { running: this.slots.filter((s) => s.job).length, queued: this.queue.length };
+  }
+
+  /** Runs one transcription on a worker. Rejects with NoCapacityError when the queue is full. */
+  run(spec: EngineSpec, request: TranscribeRequest, signal?: AbortSignal): Promise<TranscribeResult> {
+    if (this.closed) return Promise.reject(new Error("engine pool is closed"));
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    const free = this.slots.find((s) => !s.job);
+    if (!free && this.queue.length >= this.queueLimit) {
+      return Promise.reject(new NoCapacityError(`inference queue full (${this.queueLimit} waiting)`));
+    }
+    return new Promise<TranscribeResult>((resolve, reject) => {
+      const job: Job = { id: this.nextId++, spec, request, resolve, reject, signal };
+      if (signal) {
+        job.onAbort = () => this.abort(job);
+        signal.addEventListener("abort", job.onAbort, { once: true });
+      }
+      if (free) this.start(free, job);
+      else this.queue.push(job);
+    });
+  }
+
+  /** Asks every worker to drop its cached engine for `engineId`. */
+  release(engineId: string): void {
+    for (const s of this.slots) s.worker.postMessage({ type: "release", engineId } satisfies ToWorker);
+  }
+
+  /**
+   * Stops the pool: queued and running jobs are rejected, engines are disposed and the workers
+   * are unreferenced. Workers are not terminated: with Bun 1.3, ending a thread that loaded
+   * onnxruntime-node aborts the process, so idle workers are left to end with the process.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const err = new Error("engine pool is closed");
+    for (const job of this.queue.splice(0)) this.settle(job, err);
+    await Promise.all(
+      this.slots.map(async (s) => {
+        if (s.job) this.settle(s.job, err);
+        s.job = undefined;
+        const idle = new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 2000);
+          s.worker.on("message", (m: FromWorker) => {
+            if (m.type === "idle") {
+              clearTimeout(timer);
+              resolve();
+            }
+          });
+        });
+        s.worker.postMessage({ type: "shutdown" } satisfies ToWorker);
+        await idle;
+        s.worker.unref();
+      }),
+    );
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(new URL("./worker.ts", import.meta.url));
+    const slot: Slot = { worker };
+    worker.on("message", (msg: FromWorker) => this.onMessage(slot, msg));
+    worker.on("error", (err) => this.onCrash(slot, err));
+    worker.on("exit", (code) => {
+      if (!this.closed) this.onCrash(slot, new Error(`engine worker exited with code ${code}`));
+    });
+    return slot;
+  }
+
+  private start(slot: Slot, job: Job): void {
+    slot.job = job;
+    slot.worker.postMessage({ type: "transcribe", jobId: job.id, spec: job.spec, request: job.request } satisfies ToWorker);
+  }
+
+  private onMessage(slot: Slot, msg: FromWorker): void {
+    if (msg.type === "idle") return;
+    const job = slot.job;
+    if (!job || job.id !== msg.jobId) return; // an aborted job's late answer
+    slot.job = undefined;
+    if (msg.type === "result") this.settle(job, undefined, msg.result);
+    else this.settle(job, Object.assign(new Error(msg.error.message), { name: msg.error.name }));
+    this.drain(slot);
+  }
+
+  private onCrash(slot: Slot, err: Error): void {
+    const index = this.slots.indexOf(slot);
+    if (index < 0 || this.closed) return;
+    if (slot.job) this.settle(slot.job, err);
+    slot.job = undefined;
+    slot.worker.removeAllListeners();
+    void slot.worker.terminate();
+    const fresh = this.spawn();
+    this.slots[index] = fresh;
+    this.drain(fresh);
+  }
+
+  private drain(slot: Slot): void {
+    const next = this.queue.shift();
+    if (next) this.start(slot, next);
+  }
+
+  private abort(job: Job): void {
+    const queued = this.queue.indexOf(job);
+    if (queued >= 0) this.queue.splice(queued, 1);
+    // A running job keeps its worker until it answers; its result is then dropped.
+    const running = this.slots.find((s) => s.job === job);
+    if (running) running.job = { ...job, resolve: () => {}, reject: () => {}, signal: undefined };
+    this.settle(job, abortError(job.signal!));
+  }
+
+  private settle(job: Job, err?: Error, result?: TranscribeResult): void {
+    if (job.signal && job.onAbort) job.signal.removeEventListener("abort", job.onAbort);
+    if (err) job.reject(err);
+    else job.resolve(result!);
+  }
+}

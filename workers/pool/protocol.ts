@@ -1,0 +1,30 @@
+/** Messages between the engine pool and its worker threads. */
+import type { EngineFamily, TranscribeRequest, TranscribeResult } from "../engines/types.ts";
+
+/** Everything a worker needs to load an engine (serialisable). */
+export interface EngineSpec {
+  /** Catalogue entry id; engines are cached per id within a worker. */
+  id: string;
+  family: EngineFamily;
+  /** Absolute model directory. */
+  dir: string;
+  options?: Record<string, unknown>;
+  /** onnxruntime intra-op threads per session. */
+  threads?: number;
+}
+
+export type ToWorker =
+  | { type: "transcribe"; jobId: number; spec: EngineSpec; request: TranscribeRequest }
+  | { type: "release"; engineId: string }
+  /** Dispose every engine and go idle; the worker answers `{ type: "idle" }`. */
+  | { type: "shutdown" };
+
+export interface SerializedError {
+  name: string;
+  message: string;
+}
+
+export type FromWorker =
+  | { type: "result"; jobId: number; result: TranscribeResult }
+  | { type: "error"; jobId: number; error: SerializedError }
+  | { type: "idle" };

@@ -1,0 +1,47 @@
+/** Worker thread body: loads engines on demand (cached per entry id) and runs transcriptions. */
+import { parentPort } from "node:worker_threads";
+import { loadEngine } from "../engines/registry.ts";
+import type { Engine } from "../engines/types.ts";
+import type { EngineSpec, FromWorker, ToWorker } from "./protocol.ts";
+
+if (!parentPort) throw new Error("workers/pool/worker.ts must run as a worker thread");
+const port = parentPort;
+const engines = new Map<string, Promise<Engine>>();
+
+function engineFor(spec: EngineSpec): Promise<Engine> {
+  let engine = engines.get(spec.id);
+  if (!engine) {
+    engine = loadEngine(spec.family, spec.dir, { name: spec.id, threads: spec.threads, options: spec.options });
+    engines.set(spec.id, engine);
+    engine.catch(() => engines.delete(spec.id));
+  }
+  return engine;
+}
+
+async function disposeAll(): Promise<void> {
+  const all = [...engines.values()];
+  engines.clear();
+  for (const engine of all) await (await engine.catch(() => undefined))?.dispose();
+}
+
+port.on("message", async (msg: ToWorker) => {
+  if (msg.type === "shutdown") {
+    await disposeAll();
+    port.postMessage({ type: "idle" } satisfies FromWorker);
+    return;
+  }
+  if (msg.type === "release") {
+    const engine = engines.get(msg.engineId);
+    engines.delete(msg.engineId);
+    if (engine) await (await engine.catch(() => undefined))?.dispose();
+    return;
+  }
+  try {
+    const engine = await engineFor(msg.spec);
+    const result = await engine.transcribe(msg.request);
+    port.postMessage({ type: "result", jobId: msg.jobId, result } satisfies FromWorker);
+  } catch (err) {
+    const e = err instanceof Error ? err : new Error(String(err));
+    port.postMessage({ type: "error", jobId: msg.jobId, error: { name: e.name, message: e.message } } satisfies FromWorker);
+  }
+});
