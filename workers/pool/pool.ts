@@ -112,7 +112,7 @@ export class EnginePool {
     const worker = new Worker(new URL("./worker.ts", import.meta.url));
     const slot: Slot = { worker };
     worker.on("message", (msg: FromWorker) => this.onMessage(slot, msg));
-    worker.on("error", (err) => this.onCrash(slot, err));
+    worker.on("error", (err: unknown) => this.onCrash(slot, err instanceof Error ? err : new Error(String(err))));
     worker.on("exit", (code) => {
       if (!this.closed) this.onCrash(slot, new Error(`engine worker exited with code ${code}`));
     });
