@@ -1,0 +1,402 @@
+/**
+ * Distributed-mode inference worker: reads jobs of the models it serves from Redis Streams
+ * (consumer group `workers`), runs them on an `EnginePool`, answers on each job's reply stream
+ * and acknowledges. It advertises itself in the worker registry with a heartbeat, takes over jobs
+ * left idle by dead workers (XAUTOCLAIM) and dead-letters jobs delivered too often.
+ */
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { resolve } from "node:path";
+import { computeCapabilities, servingEntries } from "../catalogue/capabilities.ts";
+import type { ModelCapability } from "../coordinator/types.ts";
+import type { TranscribeResult } from "../engines/types.ts";
+import { EnginePool } from "../pool/pool.ts";
+import type { EngineSpec } from "../pool/protocol.ts";
+import { WorkerRegistry, type WorkerAdvert } from "../registry/registry.ts";
+import { decodeJob, decodeJobMeta, encodeReply, type ReplyMessage } from "./codec.ts";
+import { RedisKeys, WORKER_GROUP } from "./keys.ts";
+import { silentLog, type LogFn } from "./log.ts";
+import {
+  autoClaim,
+  connectRedis,
+  dropClient,
+  ensureGroup,
+  errorMessage,
+  isNoGroupError,
+  readGroup,
+  retryWhileDisconnected,
+  sleep,
+  type RedisClient,
+  type StreamEntry,
+} from "./redis-client.ts";
+import { ResultCache } from "./result-cache.ts";
+
+export interface InferenceWorkerOptions {
+  url: string;
+  modelsDir: string;
+  /** Stable name of this worker (default: host-pid-random). */
+  workerId?: string;
+  /** Jobs run at once, one engine thread each (default 1). */
+  concurrency?: number;
+  /** Redis key prefix (default `stt`). */
+  prefix?: string;
+  /** Registry heartbeat period (default 1000 ms). */
+  heartbeatMs?: number;
+  /** Advertisement lifetime without heartbeat (default 4000 ms). */
+  ttlMs?: number;
+  /** Idle time after which another worker takes a pending job over (default 15000 ms). */
+  claimIdleMs?: number;
+  /** How often idle jobs are looked for (default claimIdleMs / 3, at most 5000 ms). */
+  claimIntervalMs?: number;
+  /** Deliveries after which a job is dead-lettered instead of run again (default 3). */
+  maxDeliveries?: number;
+  /** XREADGROUP block time (default 1000 ms). */
+  blockMs?: number;
+  /** onnxruntime intra-op threads per engine (default 1). */
+  sessionThreads?: number;
+  /** Recent results kept to answer re-deliveries (default 512). */
+  resultCacheSize?: number;
+  /** Fault injection for drills and tests: wait this long after taking each job (default 0). */
+  jobDelayMs?: number;
+  /** How long a result waits for Redis to come back before it is dropped (default 30000 ms). */
+  outageWaitMs?: number;
+  log?: LogFn;
+}
+
+const REPLY_MAXLEN = 1000;
+const REPLY_TTL_MS = 600_000;
+const DEADLETTER_MAXLEN = 10_000;
+const FAILURE_TTL_MS = 600_000;
+
+export class InferenceWorker {
+  readonly id: string;
+  private readonly keys: RedisKeys;
+  private readonly modelsDir: string;
+  private readonly concurrency: number;
+  private readonly heartbeatMs: number;
+  private readonly ttlMs: number;
+  private readonly claimIdleMs: number;
+  private readonly claimIntervalMs: number;
+  private readonly maxDeliveries: number;
+  private readonly blockMs: number;
+  private readonly sessionThreads: number;
+  private readonly jobDelayMs: number;
+  private readonly outageWaitMs: number;
+  private readonly log: LogFn;
+  private readonly cache: ResultCache;
+  private readonly startedAt = Date.now();
+  private readonly inFlight = new Map<string, string>(); // entry id → stream
+  private readonly slotWaiters: Array<() => void> = [];
+  private specs = new Map<string, EngineSpec>(); // public model → engine
+  private caps: ModelCapability[] = [];
+  private running = false;
+  private busyCount = 0;
+  private heartbeatTimer?: ReturnType<typeof setInterval>;
+  private claimTimer?: ReturnType<typeof setInterval>;
+  private claiming = false;
+  private readLoopDone?: Promise<void>;
+  private registry!: WorkerRegistry;
+  private client!: RedisClient;
+  private reader!: RedisClient;
+  private pool!: EnginePool;
+  /** Jobs completed, failed and dead-lettered by this worker. */
+  readonly stats = { completed: 0, failed: 0, deadLettered: 0, cacheHits: 0 };
+
+  private constructor(opts: InferenceWorkerOptions) {
+    this.id = opts.workerId || `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.keys = new RedisKeys(opts.prefix);
+    this.modelsDir = resolve(opts.modelsDir);
+    this.concurrency = positive(opts.concurrency, 1, "concurrency");
+    this.heartbeatMs = positive(opts.heartbeatMs, 1000, "heartbeatMs");
+    this.ttlMs = positive(opts.ttlMs, 4000, "ttlMs");
+    this.claimIdleMs = positive(opts.claimIdleMs, 15_000, "claimIdleMs");
+    this.claimIntervalMs = positive(opts.claimIntervalMs, Math.min(5000, Math.max(50, Math.round(this.claimIdleMs / 3))), "claimIntervalMs");
+    this.maxDeliveries = positive(opts.maxDeliveries, 3, "maxDeliveries");
+    this.blockMs = positive(opts.blockMs, 1000, "blockMs");
+    this.sessionThreads = positive(opts.sessionThreads, 1, "sessionThreads");
+    this.jobDelayMs = Math.max(0, opts.jobDelayMs ?? 0);
+    this.outageWaitMs = positive(opts.outageWaitMs, 30_000, "outageWaitMs");
+    this.cache = new ResultCache(opts.resultCacheSize ?? 512);
+    this.log = opts.log ?? silentLog;
+  }
+
+  /** Connects, creates the consumer groups, advertises the worker and starts taking jobs. */
+  static async start(opts: InferenceWorkerOptions): Promise<InferenceWorker> {
+    const worker = new InferenceWorker(opts);
+    await worker.begin(opts.url);
+    return worker;
+  }
+
+  /** Jobs running now. */
+  get busy(): number {
+    return this.busyCount;
+  }
+
+  /** Public models this worker serves (from MODELS_DIR, re-read at each heartbeat). */
+  get models(): string[] {
+    return [...this.specs.keys()];
+  }
+
+  private async begin(url: string): Promise<void> {
+    const onError = (err: Error) => this.log("warn", "redis connection error", { worker: this.id, error: err.message });
+    this.client = await connectRedis({ url, name: `worker:${this.id}`, onError });
+    this.reader = await connectRedis({ url, name: `worker-reader:${this.id}`, onError });
+    this.registry = new WorkerRegistry(this.client, this.keys);
+    this.refreshModels();
+    this.pool = new EnginePool({ threads: this.concurrency, queueLimit: 1024 });
+    await this.ensureGroups();
+    this.running = true;
+    await this.heartbeat();
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs);
+    this.claimTimer = setInterval(() => void this.claimIdle(), this.claimIntervalMs);
+    this.readLoopDone = this.readLoop();
+    this.log("info", "worker ready", { worker: this.id, models: this.models, concurrency: this.concurrency });
+  }
+
+  /**
+   * Stops taking jobs, lets running ones finish (up to `drainMs`), withdraws the advertisement and
+   * disconnects. Jobs not finished stay pending in Redis for other workers to take over.
+   */
+  async stop(drainMs = 10_000): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    clearInterval(this.heartbeatTimer);
+    clearInterval(this.claimTimer);
+    for (const wake of this.slotWaiters.splice(0)) wake();
+    const deadline = Date.now() + drainMs;
+    while (this.busyCount > 0 && Date.now() < deadline) await sleep(20);
+    await this.registry.remove(this.id).catch(() => {});
+    dropClient(this.reader);
+    await this.readLoopDone?.catch(() => {});
+    await this.pool.close();
+    dropClient(this.client);
+    this.log("info", "worker stopped", { worker: this.id, ...this.stats });
+  }
+
+  private streams(): string[] {
+    return this.models.map((m) => this.keys.jobs(m));
+  }
+
+  /** Re-reads MODELS_DIR: which public models this worker serves, with which engine. */
+  private refreshModels(): void {
+    const specs = new Map<string, EngineSpec>();
+    for (const { model, entry } of servingEntries(this.modelsDir)) {
+      specs.set(model.model, {
+        id: entry.id,
+        family: entry.family as EngineSpec["family"],
+        dir: resolve(this.modelsDir, entry.dir),
+        options: entry.options,
+        threads: this.sessionThreads,
+      });
+    }
+    this.specs = specs;
+    this.caps = computeCapabilities(this.modelsDir);
+  }
+
+  private async ensureGroups(): Promise<void> {
+    for (const stream of this.streams()) await ensureGroup(this.client, stream, WORKER_GROUP);
+  }
+
+  private advert(): WorkerAdvert {
+    return {
+      id: this.id,
+      host: hostname(),
+      pid: process.pid,
+      startedAt: this.startedAt,
+      engines: [...new Set([...this.specs.values()].map((s) => s.id))],
+      capabilities: this.caps,
+      concurrency: this.concurrency,
+      busy: this.busyCount,
+      free: Math.max(0, this.concurrency - this.busyCount),
+      ttlMs: this.ttlMs,
+      updatedAt: Date.now(),
+    };
+  }
+
+  /** Refreshes the advertisement and keeps this worker's running jobs from looking idle. */
+  private async heartbeat(): Promise<void> {
+    if (!this.running) return;
+    try {
+      const before = this.streams().join();
+      this.refreshModels();
+      if (this.streams().join() !== before) await this.ensureGroups();
+      await this.registry.advertise(this.advert());
+      const byStream = new Map<string, string[]>();
+      for (const [id, stream] of this.inFlight) byStream.set(stream, [...(byStream.get(stream) ?? []), id]);
+      for (const [stream, ids] of byStream) {
+        await this.client.xClaimJustId(stream, WORKER_GROUP, this.id, 0, ids).catch(() => {});
+      }
+    } catch (err) {
+      this.log("warn", "heartbeat failed", { worker: this.id, error: errorMessage(err) });
+    }
+  }
+
+  private async waitForSlot(): Promise<void> {
+    while (this.running && this.busyCount >= this.concurrency) {
+      await new Promise<void>((r) => this.slotWaiters.push(r));
+    }
+  }
+
+  private releaseSlot(): void {
+    this.busyCount--;
+    this.slotWaiters.shift()?.();
+  }
+
+  private async readLoop(): Promise<void> {
+    while (this.running) {
+      await this.waitForSlot();
+      if (!this.running) break;
+      const streams = this.streams();
+      if (streams.length === 0) {
+        await sleep(this.blockMs);
+        continue;
+      }
+      try {
+        const free = this.concurrency - this.busyCount;
+        const entries = await readGroup(this.reader, WORKER_GROUP, this.id, streams, free, this.blockMs);
+        for (const entry of entries) void this.process(entry);
+      } catch (err) {
+        if (!this.running) break;
+        if (isNoGroupError(err)) {
+          await this.ensureGroups().catch(() => {});
+        } else {
+          this.log("warn", "reading jobs failed", { worker: this.id, error: errorMessage(err) });
+          await sleep(200);
+        }
+      }
+    }
+  }
+
+  /** Takes over jobs idle longer than claimIdleMs (their worker died or failed them). */
+  private async claimIdle(): Promise<void> {
+    if (!this.running || this.claiming) return;
+    this.claiming = true;
+    try {
+      for (const stream of this.streams()) {
+        const free = this.concurrency - this.busyCount;
+        if (free <= 0) break;
+        const { entries } = await autoClaim(this.client, stream, WORKER_GROUP, this.id, this.claimIdleMs, free);
+        for (const entry of entries) {
+          const [pending] = await this.client.xPendingRange(stream, WORKER_GROUP, entry.id, entry.id, 1);
+          const deliveries = pending?.deliveriesCounter ?? 1;
+          if (deliveries > this.maxDeliveries) void this.deadLetter(entry, deliveries - 1);
+          else {
+            this.log("info", "took over idle job", { worker: this.id, stream, entry: entry.id, deliveries });
+            void this.process(entry);
+          }
+        }
+      }
+    } catch (err) {
+      if (isNoGroupError(err)) await this.ensureGroups().catch(() => {});
+      else this.log("warn", "claiming idle jobs failed", { worker: this.id, error: errorMessage(err) });
+    } finally {
+      this.claiming = false;
+    }
+  }
+
+  /** Runs one job and answers it; on failure leaves it pending so it is retried or dead-lettered. */
+  private async process(entry: StreamEntry): Promise<void> {
+    this.busyCount++;
+    this.inFlight.set(entry.id, entry.stream);
+    try {
+      let decoded;
+      try {
+        decoded = decodeJob(entry.fields);
+      } catch (err) {
+        await this.deadLetter(entry, 1, `malformed job: ${errorMessage(err)}`);
+        return;
+      }
+      const { meta, job } = decoded;
+      if (this.jobDelayMs > 0) await sleep(this.jobDelayMs);
+      let result: TranscribeResult | undefined = this.cache.get(meta.key);
+      if (result) this.stats.cacheHits++;
+      else {
+        const spec = this.specs.get(job.model);
+        if (!spec) throw new Error(`worker ${this.id} does not serve model ${job.model}`);
+        result = await this.pool.run(spec, job.request);
+        this.cache.set(meta.key, result);
+      }
+      await this.answer(meta.reply, { key: meta.key, worker: this.id, result });
+      await this.acknowledge(entry);
+      this.stats.completed++;
+    } catch (err) {
+      this.stats.failed++;
+      const message = errorMessage(err);
+      this.log("warn", "job failed", { worker: this.id, stream: entry.stream, entry: entry.id, error: message });
+      await this.client
+        .set(this.keys.failure(entry.stream, entry.id), message, { expiration: { type: "PX", value: FAILURE_TTL_MS } })
+        .catch(() => {});
+    } finally {
+      this.inFlight.delete(entry.id);
+      this.releaseSlot();
+    }
+  }
+
+  /** Sends a result or error to a gateway's reply stream, waiting out a Redis outage. */
+  private async answer(replyStream: string, reply: ReplyMessage): Promise<void> {
+    await retryWhileDisconnected(
+      () =>
+        this.client
+          .multi()
+          .xAdd(replyStream, "*", encodeReply(reply), { TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: REPLY_MAXLEN } })
+          .pExpire(replyStream, REPLY_TTL_MS)
+          .exec(),
+      this.outageWaitMs,
+    );
+  }
+
+  /** XACK + XDEL: the stream only ever holds jobs not yet done. A lost group (Redis restart) is ignored. */
+  private async acknowledge(entry: StreamEntry): Promise<void> {
+    try {
+      await retryWhileDisconnected(
+        () => this.client.multi().xAck(entry.stream, WORKER_GROUP, entry.id).xDel(entry.stream, entry.id).exec(),
+        this.outageWaitMs,
+      );
+    } catch (err) {
+      if (!isNoGroupError(err)) this.log("warn", "acknowledging a job failed", { worker: this.id, entry: entry.id, error: errorMessage(err) });
+    }
+  }
+
+  /** Moves a job to the dead-letter stream and tells its gateway it was given up. */
+  private async deadLetter(entry: StreamEntry, attempts: number, reason?: string): Promise<void> {
+    const failureKey = this.keys.failure(entry.stream, entry.id);
+    const lastError = reason ?? (await this.client.get(failureKey).catch(() => null)) ?? "worker lost while running it";
+    const fields: Record<string, Buffer | string> = {
+      ...entry.fields,
+      source: entry.stream,
+      entry: entry.id,
+      attempts: String(attempts),
+      reason: lastError,
+      worker: this.id,
+    };
+    try {
+      await this.client
+        .multi()
+        .xAdd(this.keys.deadLetter, "*", fields, { TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: DEADLETTER_MAXLEN } })
+        .incr(this.keys.deadLetteredCount)
+        .del(failureKey)
+        .exec();
+      this.stats.deadLettered++;
+      this.log("warn", "job dead-lettered", { worker: this.id, stream: entry.stream, entry: entry.id, attempts, reason: lastError });
+      let meta;
+      try {
+        meta = decodeJobMeta(entry.fields.meta);
+      } catch {
+        meta = undefined; // nobody to tell
+      }
+      if (meta) {
+        const error = `inference failed after ${attempts} attempt(s), job dead-lettered: ${lastError}`;
+        await this.answer(meta.reply, { key: meta.key, worker: this.id, error });
+      }
+      await this.acknowledge(entry);
+    } catch (err) {
+      this.log("error", "dead-lettering failed", { worker: this.id, entry: entry.id, error: errorMessage(err) });
+    }
+  }
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined || Number.isNaN(value)) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`);
+  return value;
+}

@@ -1,0 +1,65 @@
+/**
+ * `bun run worker`: a distributed-mode inference worker process.
+ *
+ * Environment:
+ *   REDIS_URL            Redis to take jobs from (required), e.g. redis://redis:6379
+ *   MODELS_DIR           installed models (default ./models)
+ *   WORKER_CONCURRENCY   jobs run at once, one engine thread each (default 1)
+ *   WORKER_ID            stable worker name (default host-pid-random)
+ *   REDIS_PREFIX         key prefix shared with the gateways (default stt)
+ *   WORKER_HEARTBEAT_MS, WORKER_TTL_MS, WORKER_CLAIM_IDLE_MS, WORKER_CLAIM_INTERVAL_MS,
+ *   WORKER_MAX_DELIVERIES, WORKER_BLOCK_MS, WORKER_SESSION_THREADS, WORKER_JOB_DELAY_MS
+ *                        tuning; see InferenceWorkerOptions
+ * SIGTERM / SIGINT stop taking jobs, finish running ones and deregister.
+ */
+import { InferenceWorker, type InferenceWorkerOptions } from "./distributed/worker.ts";
+import { jsonLog } from "./distributed/log.ts";
+
+function numberFromEnv(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return value;
+}
+
+/** Worker options from the environment; throws a readable error on bad values. */
+export function optionsFromEnv(env = process.env): InferenceWorkerOptions {
+  if (!env.REDIS_URL) throw new Error("REDIS_URL is required (e.g. redis://localhost:6379)");
+  return {
+    url: env.REDIS_URL,
+    modelsDir: env.MODELS_DIR || "./models",
+    workerId: env.WORKER_ID || undefined,
+    prefix: env.REDIS_PREFIX || undefined,
+    concurrency: numberFromEnv("WORKER_CONCURRENCY"),
+    heartbeatMs: numberFromEnv("WORKER_HEARTBEAT_MS"),
+    ttlMs: numberFromEnv("WORKER_TTL_MS"),
+    claimIdleMs: numberFromEnv("WORKER_CLAIM_IDLE_MS"),
+    claimIntervalMs: numberFromEnv("WORKER_CLAIM_INTERVAL_MS"),
+    maxDeliveries: numberFromEnv("WORKER_MAX_DELIVERIES"),
+    blockMs: numberFromEnv("WORKER_BLOCK_MS"),
+    sessionThreads: numberFromEnv("WORKER_SESSION_THREADS"),
+    jobDelayMs: numberFromEnv("WORKER_JOB_DELAY_MS"),
+    log: jsonLog,
+  };
+}
+
+if (import.meta.main) {
+  let worker: InferenceWorker;
+  try {
+    worker = await InferenceWorker.start(optionsFromEnv());
+  } catch (err) {
+    jsonLog("error", "worker failed to start", { error: err instanceof Error ? err.message : String(err) });
+    process.exit(1);
+  }
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    jsonLog("info", "worker stopping", { worker: worker.id, signal });
+    await worker.stop();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}

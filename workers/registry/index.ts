@@ -1,0 +1,1 @@
+export { WorkerRegistry, unionCapabilities, capacityFor, type WorkerAdvert, type ModelCapacity } from "./registry.ts";
