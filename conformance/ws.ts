@@ -13,7 +13,7 @@ import { runProperty, type CaseOutcome } from "./property.ts";
 import type { Report, Violation } from "./report.ts";
 
 export type Audio = { kind: "silence" | "tone" | "noise"; ms: number; form: "binary" | "json" };
-export type Malformed = "bad_json" | "unknown_type" | "unknown_member" | "bad_base64" | "empty_chunk" | "oversized" | "non_object" | "wrong_data_type";
+export type Malformed = "bad_json" | "unknown_type" | "unknown_member" | "bad_base64" | "empty_chunk" | "oversized" | "huge_frame" | "non_object" | "wrong_data_type";
 export type Step = { audio: Audio } | { malformed: Malformed };
 
 export interface WsScript {
@@ -35,7 +35,9 @@ export interface SessionTrace {
   refusedStatus?: number;
 }
 
+/** Just over 1 MiB (a common frame limit); and far over it. */
 const OVERSIZED_BYTES = (1 << 20) + 1024;
+const HUGE_BYTES = 3 << 20;
 
 /** PCM16 little-endian audio of one step. */
 export function synth(a: Audio, sampleRate: number, channels: number, phase = 0): Uint8Array {
@@ -72,6 +74,8 @@ function malformedFrame(m: Malformed): string | Uint8Array {
       return "[1,2,3]";
     case "oversized":
       return new Uint8Array(OVERSIZED_BYTES);
+    case "huge_frame":
+      return new Uint8Array(HUGE_BYTES);
   }
 }
 
@@ -80,7 +84,7 @@ const audioArb: fc.Arbitrary<Audio> = fc.record({
   ms: fc.integer({ min: 20, max: 400 }),
   form: fc.constantFrom("binary" as const, "json" as const),
 });
-const malformedArb = fc.constantFrom<Malformed>("bad_json", "unknown_type", "unknown_member", "bad_base64", "empty_chunk", "oversized", "non_object", "wrong_data_type");
+const malformedArb = fc.constantFrom<Malformed>("bad_json", "unknown_type", "unknown_member", "bad_base64", "empty_chunk", "oversized", "non_object", "wrong_data_type", "huge_frame");
 
 /** Flags of messages_config other than those the order checks need (always on). */
 function flagsArb(contract: Contract): fc.Arbitrary<Record<string, boolean>> {
