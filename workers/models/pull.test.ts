@@ -1,0 +1,141 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { CatalogueEntry, CatalogueFile } from "../catalogue/types.ts";
+import { formatList, listEntries } from "./list.ts";
+import { PullError, pullEntry, pullFile, resolvePullName, sourceUrl } from "./pull.ts";
+
+const PAYLOAD = new Uint8Array(200_000).map((_, i) => (i * 7919) % 251);
+const SHA = new Bun.CryptoHasher("sha256").update(PAYLOAD).digest("hex");
+
+/** Hub stand-in: serves PAYLOAD at /good/*, honours Range, can cut a transfer half-way. */
+const requests: { path: string; range: string | null }[] = [];
+let cutNext = false;
+let server: ReturnType<typeof Bun.serve>;
+beforeAll(() => {
+  server = Bun.serve({
+    port: 0,
+    fetch(req) {
+      const url = new URL(req.url);
+      const range = req.headers.get("range");
+      requests.push({ path: url.pathname, range });
+      if (url.pathname.startsWith("/missing")) return new Response("no", { status: 404 });
+      const m = range?.match(/^bytes=(\d+)-$/);
+      const from = m ? Number(m[1]) : 0;
+      const body = PAYLOAD.subarray(from);
+      const headers = { "content-length": String(body.byteLength), ...(m ? { "content-range": `bytes ${from}-${PAYLOAD.length - 1}/${PAYLOAD.length}` } : {}) };
+      if (cutNext) {
+        cutNext = false;
+        const half = body.subarray(0, 80_000);
+        const stream = new ReadableStream({
+          start(c) {
+            c.enqueue(half);
+            setTimeout(() => c.error(new Error("connection reset")), 20);
+          },
+        });
+        return new Response(stream, { status: m ? 206 : 200, headers });
+      }
+      return new Response(body, { status: m ? 206 : 200, headers });
+    },
+  });
+});
+afterAll(() => server.stop(true));
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  requests.length = 0;
+});
+function modelsDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "pull-"));
+  dirs.push(d);
+  return d;
+}
+const base = () => `http://localhost:${server.port}`;
+const file = (over: Partial<CatalogueFile> = {}): CatalogueFile => ({
+  path: "fixture/model.bin", url: `${base()}/good/model.bin`, size: PAYLOAD.length, sha256: SHA, ...over,
+});
+
+describe("pull", () => {
+  test("downloads, verifies and then finds the file present", async () => {
+    const dir = modelsDir();
+    const seen: number[] = [];
+    expect(await pullFile(file(), { modelsDir: dir, onProgress: (p) => seen.push(p.received) })).toBe("downloaded");
+    expect(new Uint8Array(readFileSync(join(dir, "fixture/model.bin")))).toEqual(PAYLOAD);
+    expect(seen.at(-1)).toBe(PAYLOAD.length);
+    expect(existsSync(join(dir, "fixture/model.bin.partial"))).toBe(false);
+    expect(await pullFile(file(), { modelsDir: dir })).toBe("present");
+    expect(requests).toHaveLength(1);
+  });
+
+  test("an interrupted transfer keeps its .partial and the next pull resumes with a Range request", async () => {
+    const dir = modelsDir();
+    cutNext = true;
+    const err = await pullFile(file(), { modelsDir: dir }).catch((e) => e);
+    expect(err).toBeInstanceOf(PullError);
+    expect(err.message).toMatch(/resume/);
+    const partial = join(dir, "fixture/model.bin.partial");
+    const kept = statSync(partial).size;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(PAYLOAD.length);
+    let resumedFrom = -1;
+    expect(await pullFile(file(), { modelsDir: dir, onFileStart: (_f, _t, from) => (resumedFrom = from) })).toBe("downloaded");
+    expect(resumedFrom).toBe(kept);
+    expect(requests.at(-1)!.range).toBe(`bytes=${kept}-`);
+    expect(new Uint8Array(readFileSync(join(dir, "fixture/model.bin")))).toEqual(PAYLOAD);
+  });
+
+  test("a checksum mismatch fails clearly and discards the download", async () => {
+    const dir = modelsDir();
+    const bad = file({ sha256: "0".repeat(64) });
+    await expect(pullFile(bad, { modelsDir: dir })).rejects.toThrow(/SHA-256 mismatch/);
+    expect(existsSync(join(dir, "fixture/model.bin"))).toBe(false);
+    expect(existsSync(join(dir, "fixture/model.bin.partial"))).toBe(false);
+  });
+
+  test("a present file that does not match its pin is downloaded again", async () => {
+    const dir = modelsDir();
+    mkdirSync(join(dir, "fixture"));
+    writeFileSync(join(dir, "fixture/model.bin"), "stale");
+    expect(await pullFile(file(), { modelsDir: dir })).toBe("downloaded");
+    expect(statSync(join(dir, "fixture/model.bin")).size).toBe(PAYLOAD.length);
+  });
+
+  test("unpinned files are refused unless allowed", async () => {
+    const dir = modelsDir();
+    const entry: CatalogueEntry = {
+      id: "fixture", family: "isolated-token", dir: "fixture", languages: ["en"], features: [], translationTargets: [],
+      description: "", license: "MIT", files: [file(), file({ path: "fixture/extra.bin", sha256: null, size: null })],
+    };
+    await expect(pullEntry(entry, { modelsDir: dir })).rejects.toThrow(/allow-unpinned/);
+    expect(requests).toHaveLength(0);
+    const outcome = await pullEntry(entry, { modelsDir: dir, allowUnpinned: true });
+    expect(outcome).toEqual({ "fixture/model.bin": "downloaded", "fixture/extra.bin": "downloaded" });
+  });
+
+  test("a mirror base URL replaces the hub location, and HTTP errors are reported", async () => {
+    const dir = modelsDir();
+    const f = file({ url: "https://hub.invalid/never" });
+    expect(sourceUrl(f, `${base()}/good/`)).toBe(`${base()}/good/fixture/model.bin`);
+    expect(await pullFile(f, { modelsDir: dir, baseUrl: `${base()}/good` })).toBe("downloaded");
+    expect(requests[0].path).toBe("/good/fixture/model.bin");
+    await expect(pullFile(file({ path: "fixture/other.bin" }), { modelsDir: dir, baseUrl: `${base()}/missing` })).rejects.toThrow(/HTTP 404/);
+  });
+
+  test("names resolve to entries; unknown names fail", () => {
+    expect(resolvePullName("moonshine-micro-spelling").map((e) => e.id)).toEqual(["moonshine-micro-spelling"]);
+    expect(resolvePullName("solaria-3").map((e) => e.id)).toEqual(["whisper-large-v3-turbo"]);
+    expect(() => resolvePullName("nope")).toThrow(PullError);
+  });
+});
+
+describe("list", () => {
+  test("shows installed entries and the public model each serves", () => {
+    const rows = listEntries(resolve(import.meta.dir, "../../../shared/models"));
+    const moon = rows.find((r) => r.id === "moonshine-micro-spelling")!;
+    expect(moon).toMatchObject({ installed: true, serving: ["trantoria-1"] });
+    expect(rows.find((r) => r.id === "whisper-base")).toMatchObject({ installed: false, serving: [], candidateFor: ["solaria-1"] });
+    expect(formatList(rows)).toMatch(/moonshine-micro-spelling\s+isolated-token\s+installed\s+serves trantoria-1/);
+  });
+});
