@@ -60,7 +60,8 @@ async function measure(c: Case): Promise<void> {
   const calls = capture;
   capture = null;
   const t1 = process.cpuUsage();
-  for (const call of calls) await originalRun.call(call.session, call.feeds);
+  const bareRun = originalRun as (this: ort.InferenceSession, feeds: ort.InferenceSession.FeedsType) => ReturnType<RunFn>;
+  for (const call of calls) await bareRun.call(call.session, call.feeds);
   const bareCpu = cpuSeconds(t1);
   await engine.dispose();
   const rtf = (x: number) => (x / audioSeconds).toFixed(5);
