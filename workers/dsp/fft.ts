@@ -79,6 +79,29 @@ export function planFft(n: number): FftPlan {
         tRe[r] = yr * wr - yi * wi;
         tIm[r] = yr * wi + yi * wr;
       }
+      if (p === 2) {
+        outRe[outOff + k] = tRe[0] + tRe[1];
+        outIm[outOff + k] = tIm[0] + tIm[1];
+        outRe[outOff + k + m] = tRe[0] - tRe[1];
+        outIm[outOff + k + m] = tIm[0] - tIm[1];
+        continue;
+      }
+      if (p === 4) {
+        // W_4 = -i: the butterfly needs no multiplications.
+        const aRe = tRe[0] + tRe[2], aIm = tIm[0] + tIm[2];
+        const bRe = tRe[0] - tRe[2], bIm = tIm[0] - tIm[2];
+        const cRe = tRe[1] + tRe[3], cIm = tIm[1] + tIm[3];
+        const dRe = tRe[1] - tRe[3], dIm = tIm[1] - tIm[3];
+        outRe[outOff + k] = aRe + cRe;
+        outIm[outOff + k] = aIm + cIm;
+        outRe[outOff + k + m] = bRe + dIm;
+        outIm[outOff + k + m] = bIm - dRe;
+        outRe[outOff + k + 2 * m] = aRe - cRe;
+        outIm[outOff + k + 2 * m] = aIm - cIm;
+        outRe[outOff + k + 3 * m] = bRe - dIm;
+        outIm[outOff + k + 3 * m] = bIm + dRe;
+        continue;
+      }
       for (let q = 0; q < p; q++) {
         let sr = 0;
         let si = 0;
