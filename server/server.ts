@@ -11,7 +11,7 @@ import { bootstrapAccount } from "./bootstrap.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { loadConfig, type Config } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
-import { createGateway } from "./gateway/index.ts";
+import { createGateway, type LiveGateway } from "./gateway/index.ts";
 import { log as rootLog, type Logger } from "./log.ts";
 import { sweepExpired } from "./sessions/expiry.ts";
 import { SqliteStore } from "./store/sqlite.ts";
@@ -33,6 +33,8 @@ export interface RunningServer {
   port: number;
   deps: AppDeps;
   server: Server<unknown>;
+  /** The WebSocket side (tests apply the time windows with `gateway.tick()`). */
+  gateway: LiveGateway;
   /** Graceful stop: sessions persisted and closed with 1012, then everything released. */
   stop(): Promise<void>;
 }
@@ -93,6 +95,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     port,
     deps,
     server: server as never,
+    gateway,
     async stop() {
       if (stopped) return;
       stopped = true;
