@@ -23,7 +23,7 @@ beforeAll(async () => {
   gateway = await RedisCoordinator.create({ url: redis.url, prefix, registryRefreshMs: 100, onReply: (r) => answeredBy.push(r.worker) });
   probe = createClient({ url: redis.url, RESP: 2 });
   await probe.connect();
-});
+}, 30_000);
 
 afterAll(async () => {
   await gateway?.close();
@@ -62,7 +62,7 @@ describe("worker failure", () => {
     expect(survivor.output()).toContain('"msg":"took over idle job"');
     // the stream holds nothing once the job is done
     await eventually(async () => (await probe.xLen(stream)) === 0, 5000, "the job stream to empty");
-  });
+  }, 20_000);
 
   test("capabilities shrink when the only worker stops and grow back when one returns", async () => {
     expect((await gateway.capabilities()).map((x) => x.model)).toEqual(["trantoria-1"]);
@@ -79,5 +79,5 @@ describe("worker failure", () => {
     await back.kill("SIGTERM"); // clean stop: deregisters at once
     expect(back.proc.exitCode).toBe(0);
     await eventually(async () => (await gateway.capabilities()).length === 0, 3000, "capabilities to shrink after a clean stop");
-  });
+  }, 20_000);
 });

@@ -30,7 +30,7 @@ beforeAll(async () => {
   mkdirSync(join(brokenModels, "moonshine-micro"));
   copyFileSync(join(MODELS_DIR, "moonshine-micro/spelling_cnn_meta.json"), join(brokenModels, "moonshine-micro/spelling_cnn_meta.json"));
   writeFileSync(join(brokenModels, "moonshine-micro/spelling_cnn_mel.onnx"), "this is not an onnx model");
-});
+}, 30_000);
 
 afterAll(async () => {
   await Promise.all(gateways.map((g) => g.close()));
@@ -74,7 +74,7 @@ describe("poison jobs", () => {
     await Bun.sleep(1500);
     expect(attempts()).toBe(3);
     await broken.kill("SIGKILL");
-  });
+  }, 20_000);
 
   test("a malformed job entry is dead-lettered at once without retries", async () => {
     const prefix = uniquePrefix("malformed");
@@ -86,7 +86,7 @@ describe("poison jobs", () => {
     expect(entry.message.reason).toMatch(/malformed job: job meta is not JSON/);
     expect(await probe.xLen(`${prefix}:jobs:trantoria-1`)).toBe(0);
     await worker.kill("SIGTERM");
-  });
+  }, 20_000);
 });
 
 describe("admission", () => {
@@ -120,7 +120,7 @@ describe("admission", () => {
     const m = await gateway.metrics();
     expect(m.pendingCalls).toBe(0);
     expect(m.models[0]).toMatchObject({ model: "trantoria-1", depth: 0, capacity: 1, workers: 1 });
-  });
+  }, 20_000);
 
   test("while a job runs, metrics show it in flight with its age", async () => {
     const prefix = uniquePrefix("inflight");
@@ -136,5 +136,5 @@ describe("admission", () => {
     expect(m.models[0]).toMatchObject({ depth: 2, inFlight: 1, waiting: 1 });
     expect(m.models[0].oldestAgeMs).toBeGreaterThanOrEqual(300);
     expect((await Promise.all(calls)).map((r) => r.text)).toEqual(["a", "b"]);
-  });
+  }, 20_000);
 });
