@@ -61,7 +61,7 @@ describe("poison jobs", () => {
     expect((failure as Error).message).toMatch(/after 3 attempt\(s\), job dead-lettered/);
     expect((failure as Error).message).toMatch(/onnx|protobuf|model/i);
 
-    const deadLetters = await probe.xRange(`${prefix}:deadletter`, "-", "+");
+    const deadLetters = (await probe.xRange(`${prefix}:deadletter`, "-", "+")) ?? [];
     expect(deadLetters).toHaveLength(1);
     expect(deadLetters[0].message.attempts).toBe("3");
     expect(deadLetters[0].message.source).toBe(`${prefix}:jobs:trantoria-1`);
@@ -82,7 +82,7 @@ describe("poison jobs", () => {
     workers.push(worker);
     await probe.xAdd(`${prefix}:jobs:trantoria-1`, "*", { meta: "{not json", audio: "abc" });
     await eventually(async () => (await probe.xLen(`${prefix}:deadletter`)) === 1, 5000, "the malformed job to be dead-lettered");
-    const [entry] = await probe.xRange(`${prefix}:deadletter`, "-", "+");
+    const [entry] = (await probe.xRange(`${prefix}:deadletter`, "-", "+")) ?? [];
     expect(entry.message.reason).toMatch(/malformed job: job meta is not JSON/);
     expect(await probe.xLen(`${prefix}:jobs:trantoria-1`)).toBe(0);
     await worker.kill("SIGTERM");

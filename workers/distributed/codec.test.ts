@@ -1,0 +1,72 @@
+import { describe, expect, test } from "bun:test";
+import { audioToBytes, bytesToAudio, decodeJob, decodeReply, encodeJob, encodeReply, jobKey } from "./codec.ts";
+import { ResultCache } from "./result-cache.ts";
+
+const job = {
+  sessionId: "s1",
+  utteranceId: "0:4",
+  seq: 2,
+  model: "trantoria-1" as const,
+  request: { audio: new Float32Array([0, 0.5, -1, 1e-7]), partial: true, languages: ["en"], streamKey: "s1/0:4", vocabulary: [{ phrase: "Bun", intensity: 0.5 }] },
+};
+
+describe("job and reply wire format", () => {
+  test("a job survives encoding with its audio bit-exact and every option kept", () => {
+    const fields = encodeJob(job, "stt:replies:g1", 1234);
+    const decoded = decodeJob({ meta: Buffer.from(fields.meta), audio: fields.audio });
+    expect(decoded.meta).toMatchObject({ key: jobKey(job), reply: "stt:replies:g1", submittedAt: 1234, model: "trantoria-1" });
+    expect(decoded.job.request.audio).toEqual(job.request.audio);
+    expect({ ...decoded.job, request: { ...decoded.job.request, audio: undefined } }).toEqual({ ...job, request: { ...job.request, audio: undefined } });
+  });
+
+  test("audio from an unaligned buffer decodes; a length that is not whole samples is refused", () => {
+    const bytes = audioToBytes(new Float32Array([0.25, -0.75]));
+    const unaligned = Buffer.concat([Buffer.from([9]), bytes]).subarray(1);
+    expect(Array.from(bytesToAudio(unaligned))).toEqual([0.25, -0.75]);
+    expect(() => bytesToAudio(bytes.subarray(0, 7))).toThrow(/not a multiple of 4/);
+  });
+
+  test("malformed job entries give descriptive errors", () => {
+    expect(() => decodeJob({ audio: Buffer.alloc(4) } as never)).toThrow(/no meta field/);
+    expect(() => decodeJob({ meta: Buffer.from("{"), audio: Buffer.alloc(4) })).toThrow(/not JSON/);
+    expect(() => decodeJob({ meta: Buffer.from('{"v":9}'), audio: Buffer.alloc(4) })).toThrow(/unsupported version 9/);
+    const meta = Buffer.from(encodeJob(job, "r", 0).meta);
+    expect(() => decodeJob({ meta })).toThrow(/no audio field/);
+  });
+
+  test("keys are distinct per (session, utterance, seq) even with separators in ids", () => {
+    expect(jobKey({ sessionId: "a:b", utteranceId: "c", seq: 1 })).not.toBe(jobKey({ sessionId: "a", utteranceId: "b:c", seq: 1 }));
+    expect(jobKey(job)).toBe(jobKey({ ...job }));
+    expect(jobKey(job)).not.toBe(jobKey({ ...job, seq: 3 }));
+  });
+
+  test("replies carry a result or an error", () => {
+    const result = { text: "a", language: "en", confidence: 0.9, words: [], noSpeech: false };
+    expect(decodeReply(encodeReply({ key: "k", worker: "w", result }))).toEqual({ key: "k", worker: "w", result });
+    expect(decodeReply(encodeReply({ key: "k", worker: "w", error: "boom" }))).toEqual({ key: "k", worker: "w", error: "boom" });
+    expect(() => decodeReply({ worker: "w" })).toThrow(/no key/);
+    expect(() => decodeReply({ key: "k" })).toThrow(/neither result nor error/);
+  });
+});
+
+describe("result cache", () => {
+  const r = (text: string) => ({ text, language: "en", confidence: 1, words: [], noSpeech: false });
+
+  test("keeps the most recently used entries up to its capacity", () => {
+    const cache = new ResultCache(2);
+    cache.set("a", r("a"));
+    cache.set("b", r("b"));
+    expect(cache.get("a")?.text).toBe("a"); // a is now the most recent
+    cache.set("c", r("c"));
+    expect(cache.get("b")).toBeUndefined();
+    expect(cache.get("a")?.text).toBe("a");
+    expect(cache.get("c")?.text).toBe("c");
+    expect(cache.size).toBe(2);
+  });
+
+  test("expired entries are not returned", () => {
+    const cache = new ResultCache(4, -1);
+    cache.set("a", r("a"));
+    expect(cache.get("a")).toBeUndefined();
+  });
+});
