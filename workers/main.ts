@@ -15,8 +15,8 @@
 import { InferenceWorker, type InferenceWorkerOptions } from "./distributed/worker.ts";
 import { jsonLog } from "./distributed/log.ts";
 
-function numberFromEnv(name: string): number | undefined {
-  const raw = process.env[name];
+function numberFromEnv(env: Record<string, string | undefined>, name: string): number | undefined {
+  const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
   const value = Number(raw);
   if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
@@ -24,22 +24,23 @@ function numberFromEnv(name: string): number | undefined {
 }
 
 /** Worker options from the environment; throws a readable error on bad values. */
-export function optionsFromEnv(env = process.env): InferenceWorkerOptions {
+export function optionsFromEnv(env: Record<string, string | undefined> = process.env): InferenceWorkerOptions {
+  const num = (name: string) => numberFromEnv(env, name);
   if (!env.REDIS_URL) throw new Error("REDIS_URL is required (e.g. redis://localhost:6379)");
   return {
     url: env.REDIS_URL,
     modelsDir: env.MODELS_DIR || "./models",
     workerId: env.WORKER_ID || undefined,
     prefix: env.REDIS_PREFIX || undefined,
-    concurrency: numberFromEnv("WORKER_CONCURRENCY"),
-    heartbeatMs: numberFromEnv("WORKER_HEARTBEAT_MS"),
-    ttlMs: numberFromEnv("WORKER_TTL_MS"),
-    claimIdleMs: numberFromEnv("WORKER_CLAIM_IDLE_MS"),
-    claimIntervalMs: numberFromEnv("WORKER_CLAIM_INTERVAL_MS"),
-    maxDeliveries: numberFromEnv("WORKER_MAX_DELIVERIES"),
-    blockMs: numberFromEnv("WORKER_BLOCK_MS"),
-    sessionThreads: numberFromEnv("WORKER_SESSION_THREADS"),
-    jobDelayMs: numberFromEnv("WORKER_JOB_DELAY_MS"),
+    concurrency: num("WORKER_CONCURRENCY"),
+    heartbeatMs: num("WORKER_HEARTBEAT_MS"),
+    ttlMs: num("WORKER_TTL_MS"),
+    claimIdleMs: num("WORKER_CLAIM_IDLE_MS"),
+    claimIntervalMs: num("WORKER_CLAIM_INTERVAL_MS"),
+    maxDeliveries: num("WORKER_MAX_DELIVERIES"),
+    blockMs: num("WORKER_BLOCK_MS"),
+    sessionThreads: num("WORKER_SESSION_THREADS"),
+    jobDelayMs: num("WORKER_JOB_DELAY_MS"),
     log: jsonLog,
   };
 }

@@ -17,6 +17,8 @@ const workers: WorkerProcess[] = [];
 const prefix = uniquePrefix("failover");
 const answeredBy: string[] = [];
 const c = CLIPS.find((x) => x.token === "c")!;
+/** Jobs idle 1.2 s are taken over; heartbeats every 200 ms keep a live worker's job well below that. */
+const SLOW_CLAIM = { WORKER_CLAIM_IDLE_MS: "1200" };
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -43,16 +45,16 @@ const job = (utteranceId: string) => ({
 describe("worker failure", () => {
   test("kill -9 of a worker mid-job: the other worker completes it with the same result", async () => {
     // The doomed worker holds every job for 5 s, so it is surely mid-job when killed.
-    const doomed = await spawnWorker({ redisUrl: redis.url, prefix, id: "doomed", env: { WORKER_JOB_DELAY_MS: "5000" } });
+    const doomed = await spawnWorker({ redisUrl: redis.url, prefix, id: "doomed", env: { WORKER_JOB_DELAY_MS: "5000", ...SLOW_CLAIM } });
     workers.push(doomed);
     const call = gateway.transcribe(job("0:0"));
     const stream = `${prefix}:jobs:trantoria-1`;
     await eventually(async () => (await probe.xPendingRange(stream, "workers", "-", "+", 10)).some((p) => p.consumer === "doomed"), 10_000, "the doomed worker to take the job");
 
-    const survivor = await spawnWorker({ redisUrl: redis.url, prefix, id: "survivor" });
+    const survivor = await spawnWorker({ redisUrl: redis.url, prefix, id: "survivor", env: SLOW_CLAIM });
     workers.push(survivor);
     // While the doomed worker lives, its heartbeat keeps the job from looking idle.
-    await Bun.sleep(1200);
+    await Bun.sleep(2000);
     expect((await probe.xPendingRange(stream, "workers", "-", "+", 10)).map((p) => p.consumer)).toEqual(["doomed"]);
 
     await doomed.kill("SIGKILL");
