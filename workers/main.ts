@@ -8,7 +8,7 @@
  *   WORKER_ID            stable worker name (default host-pid-random)
  *   REDIS_PREFIX         key prefix shared with the gateways (default stt)
  *   WORKER_HEARTBEAT_MS, WORKER_TTL_MS, WORKER_CLAIM_IDLE_MS, WORKER_CLAIM_INTERVAL_MS,
- *   WORKER_MAX_DELIVERIES, WORKER_BLOCK_MS, WORKER_SESSION_THREADS, WORKER_JOB_DELAY_MS
+ *   WORKER_MAX_DELIVERIES, WORKER_RETRY_DELAY_MS, WORKER_BLOCK_MS, WORKER_SESSION_THREADS, WORKER_JOB_DELAY_MS
  *                        tuning; see InferenceWorkerOptions
  * SIGTERM / SIGINT stop taking jobs, finish running ones and deregister.
  */
@@ -38,6 +38,7 @@ export function optionsFromEnv(env: Record<string, string | undefined> = process
     claimIdleMs: num("WORKER_CLAIM_IDLE_MS"),
     claimIntervalMs: num("WORKER_CLAIM_INTERVAL_MS"),
     maxDeliveries: num("WORKER_MAX_DELIVERIES"),
+    retryDelayMs: num("WORKER_RETRY_DELAY_MS"),
     blockMs: num("WORKER_BLOCK_MS"),
     sessionThreads: num("WORKER_SESSION_THREADS"),
     jobDelayMs: num("WORKER_JOB_DELAY_MS"),

@@ -46,10 +46,12 @@ export interface InferenceWorkerOptions {
   ttlMs?: number;
   /** Idle time after which another worker takes a pending job over (default 15000 ms). */
   claimIdleMs?: number;
-  /** How often idle jobs are looked for (default claimIdleMs / 3, at most 5000 ms). */
+  /** How often idle jobs are looked for (default claimIdleMs / 3, at most 1000 ms). */
   claimIntervalMs?: number;
   /** Deliveries after which a job is dead-lettered instead of run again (default 3). */
   maxDeliveries?: number;
+  /** After a failed attempt, the job becomes claimable again this much later (default 1000 ms, at most claimIdleMs). */
+  retryDelayMs?: number;
   /** XREADGROUP block time (default 1000 ms). */
   blockMs?: number;
   /** onnxruntime intra-op threads per engine (default 1). */
@@ -78,6 +80,7 @@ export class InferenceWorker {
   private readonly claimIdleMs: number;
   private readonly claimIntervalMs: number;
   private readonly maxDeliveries: number;
+  private readonly retryDelayMs: number;
   private readonly blockMs: number;
   private readonly sessionThreads: number;
   private readonly jobDelayMs: number;
@@ -110,8 +113,9 @@ export class InferenceWorker {
     this.heartbeatMs = positive(opts.heartbeatMs, 1000, "heartbeatMs");
     this.ttlMs = positive(opts.ttlMs, 4000, "ttlMs");
     this.claimIdleMs = positive(opts.claimIdleMs, 15_000, "claimIdleMs");
-    this.claimIntervalMs = positive(opts.claimIntervalMs, Math.min(5000, Math.max(50, Math.round(this.claimIdleMs / 3))), "claimIntervalMs");
+    this.claimIntervalMs = positive(opts.claimIntervalMs, Math.min(1000, Math.max(50, Math.round(this.claimIdleMs / 3))), "claimIntervalMs");
     this.maxDeliveries = positive(opts.maxDeliveries, 3, "maxDeliveries");
+    this.retryDelayMs = Math.min(this.claimIdleMs, Math.max(0, opts.retryDelayMs ?? 1000));
     this.blockMs = positive(opts.blockMs, 1000, "blockMs");
     this.sessionThreads = positive(opts.sessionThreads, 1, "sessionThreads");
     this.jobDelayMs = Math.max(0, opts.jobDelayMs ?? 0);
@@ -323,8 +327,13 @@ export class InferenceWorker {
       this.stats.failed++;
       const message = errorMessage(err);
       this.log("warn", "job failed", { worker: this.id, stream: entry.stream, entry: entry.id, error: message });
+      // Keep the reason for a dead letter, and make the job look idle so it is retried after retryDelayMs
+      // rather than after the full claim idle time (JUSTID leaves the delivery counter alone).
       await this.client
+        .multi()
         .set(this.keys.failure(entry.stream, entry.id), message, { expiration: { type: "PX", value: FAILURE_TTL_MS } })
+        .xClaimJustId(entry.stream, WORKER_GROUP, this.id, 0, entry.id, { IDLE: this.claimIdleMs - this.retryDelayMs })
+        .exec()
         .catch(() => {});
     } finally {
       this.inFlight.delete(entry.id);
