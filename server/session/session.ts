@@ -69,6 +69,11 @@ export class LiveSession {
   private phase: SessionPhase = "recording";
   private sink: SessionSink | null = null;
   private held: ServerMessage[] = [];
+  /**
+   * Final transcripts sent after the earliest point the client may resume from: a dropped connection
+   * may have lost them in flight, so a resume sends them again (same `data.id`; clients keep one per id).
+   */
+  private unconfirmedFinals: ServerMessage[] = [];
   private detachedAt: number | null = null;
   private lastAudioAt: number;
   private attachedOnce = false;
@@ -193,6 +198,7 @@ export class LiveSession {
       if (this.phase === "recording") this.ledger.beginResume();
       const held = this.held;
       this.held = [];
+      for (const m of this.unconfirmedFinals) if (!held.includes(m)) sink.send(m);
       for (const m of held) sink.send(m);
     }
     if (this.phase === "ended") sink.close(1000, "session ended");
@@ -481,7 +487,10 @@ export class LiveSession {
     const first = ack.byteRange[0] + this.ledgerBase;
     const last = ack.byteRange[1] + this.ledgerBase;
     const warm = this.absoluteOffsetAt(Math.max(0, this.transcribedSeconds() - RESTART_WARMUP_S));
-    this.retained.trimTo(Math.min(this.ledger.resumeCandidates[0]! + this.ledgerBase, warm));
+    const earliestResume = this.ledger.resumeCandidates[0]! + this.ledgerBase;
+    this.retained.trimTo(Math.min(earliestResume, warm));
+    const confirmedUntil = this.secondsAt(earliestResume);
+    this.unconfirmedFinals = this.unconfirmedFinals.filter((m) => m.type !== "transcript" || m.data.utterance.end > confirmedUntil);
     this.emit(this.messages.audioChunkAck([first, last], [this.msAt(first), this.msAt(last)]));
   }
 
@@ -551,6 +560,7 @@ export class LiveSession {
       this.deps.callbacks.enqueue(this.id, { url: cfg.url, secret: this.account.callbackSecret, message: message as never });
     }
     if (message.type === "start_session" || !this.options.messages_config[flag]) return;
+    if (message.type === "transcript" && message.data.is_final) this.unconfirmedFinals.push(message);
     if (this.sink) this.sink.send(message);
     else if (this.phase !== "ended" && this.held.length < MAX_HELD_MESSAGES && !(message.type === "transcript" && !message.data.is_final)) {
       this.held.push(message);

@@ -332,7 +332,8 @@ export class ResumingClient {
 /** What must not change between an uninterrupted run and a resumed one. */
 export function outcome(messages: Msg[]) {
   return {
-    finals: messages.filter((m) => m.type === "transcript" && m.data.is_final).map((m) => [m.data.utterance.channel, m.data.utterance.text, m.data.utterance.start, m.data.utterance.end]),
+    // A resume sends again the finals the client may have lost in flight; a client keeps one per id.
+    finals: [...new Map(messages.filter((m) => m.type === "transcript" && m.data.is_final).map((m) => [m.data.id, m])).values()].map((m) => [m.data.utterance.channel, m.data.utterance.text, m.data.utterance.start, m.data.utterance.end]),
     duration: messages.find((m) => m.type === "stop_recording")?.data?.recording_duration,
     result: messages.find((m) => m.type === "post_final_transcript")?.data?.transcription?.full_transcript,
   };
