@@ -12,12 +12,7 @@ export interface KnownIssue {
   matches(v: Violation, context: string): boolean;
 }
 
-export const knownIssues: KnownIssue[] = [
-  {
-    id: "ws-huge-frame-drops-connection: a WebSocket frame over the gateway's payload limit (1 MiB + 64 KiB) drops the connection without a close frame (client sees 1006, undocumented), no `error` message, the session is left to the reconnect window",
-    matches: (v, context) => context.includes("MALFORMED:huge_frame") && ["ws_close_code", "ws_isolation", "ws_error_reported", "ws_message_order"].includes(v.check),
-  },
-];
+export const knownIssues: KnownIssue[] = [];
 
 /** The known issue a violation is, or null. */
 export function knownIssueOf(v: Violation, context: string, issues: KnownIssue[] = knownIssues): KnownIssue | null {

@@ -7,6 +7,12 @@ import { check } from "../../generated/validators.ts";
 
 /** Largest frame accepted (binary, or JSON text), in bytes. */
 export const MAX_FRAME_BYTES = 1 << 20;
+/**
+ * Largest frame the socket reads at all. Frames between MAX_FRAME_BYTES and this are read and answered
+ * with an `error` message (the session goes on); only beyond it does the WebSocket layer drop the
+ * connection, so the limit sits far above any audio frame a client sends.
+ */
+export const MAX_READ_FRAME_BYTES = 16 << 20;
 
 export type ClientFrame =
   | { kind: "audio"; bytes: Uint8Array }

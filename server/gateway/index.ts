@@ -17,7 +17,7 @@ import { refusedOption } from "../session/admission.ts";
 import { isEssential, type ServerMessage } from "../session/messages.ts";
 import { loadSession, removeTail, saveSession } from "../session/persist.ts";
 import { LiveSession, type LiveSessionDeps, type SessionSink } from "../session/session.ts";
-import { MAX_FRAME_BYTES, parseFrame } from "./frames.ts";
+import { MAX_FRAME_BYTES, MAX_READ_FRAME_BYTES, parseFrame } from "./frames.ts";
 import { Outbox } from "./outbox.ts";
 import type { Gateway } from "./types.ts";
 
@@ -235,7 +235,7 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
       return new Response("WebSocket upgrade expected", { status: 400 });
     },
     websocket: {
-      maxPayloadLength: maxFrame + 64 * 1024,
+      maxPayloadLength: Math.max(MAX_READ_FRAME_BYTES, maxFrame + 64 * 1024),
       backpressureLimit: 4 * 1024 * 1024,
       closeOnBackpressureLimit: false,
       idleTimeout: 120,

@@ -66,7 +66,4 @@ describe("conformance suite against a real service", () => {
     expect(xml.match(/<testcase /g)?.length).toBe(report.properties.length);
   });
 
-  // Known bug (allow-listed as ws-huge-frame-drops-connection): a frame over 1 MiB + 64 KiB drops the
-  // connection with no close frame (1006) and no `error` message. Enable once the gateway answers it.
-  test.todo("a WebSocket frame far over the frame limit gets an error message and a documented close code");
 });
