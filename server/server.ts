@@ -5,6 +5,7 @@
 import type { Server } from "bun";
 import path from "node:path";
 import { InProcessCoordinator } from "../workers/coordinator/in-process.ts";
+import { RedisCoordinator } from "../workers/coordinator/redis.ts";
 import type { InferenceCoordinator } from "../workers/coordinator/types.ts";
 import { createApp, peerAddress } from "./app.ts";
 import { bootstrapAccount } from "./bootstrap.ts";
@@ -45,7 +46,11 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const config: Config = { ...base, ...opts.config };
   const log = opts.log ?? rootLog;
   const store = opts.store ?? SqliteStore.open(config.dataDir);
-  const coordinator = opts.coordinator ?? (await InProcessCoordinator.create({ modelsDir: config.modelsDir }));
+  const coordinator =
+    opts.coordinator ??
+    (config.redisUrl
+      ? await RedisCoordinator.create({ url: config.redisUrl })
+      : await InProcessCoordinator.create({ modelsDir: config.modelsDir }));
   bootstrapAccount(store, config.bootstrapApiKey, log, opts.print ?? (() => {}));
 
   const deps: AppDeps = {
