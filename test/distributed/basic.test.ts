@@ -7,7 +7,7 @@ import { RedisCoordinator } from "../../workers/coordinator/redis.ts";
 import { renderPrometheus } from "../../workers/coordinator/redis-metrics.ts";
 import { NoEndpointError } from "../../workers/coordinator/types.ts";
 import { startRedis, uniquePrefix, type TestRedis } from "./redis.ts";
-import { CLIPS, spawnWorker, type WorkerProcess } from "./workers.ts";
+import { CLIPS, eventually, spawnWorker, type WorkerProcess } from "./workers.ts";
 
 let redis: TestRedis;
 let gateway: RedisCoordinator;
@@ -76,6 +76,8 @@ describe("distributed inference", () => {
   }, 20_000);
 
   test("metrics show the workers and an empty queue; Prometheus text renders them", async () => {
+    // a worker acknowledges just after answering: wait for the last acknowledgement
+    await eventually(async () => (await gateway.metrics()).models[0]?.depth === 0, 5000, "the queue to empty");
     const m = await gateway.metrics();
     expect(m.workers).toBe(2);
     expect(m.pendingCalls).toBe(0);

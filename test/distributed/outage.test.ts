@@ -21,6 +21,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
+  if (process.env.DEBUG_WORKERS) for (const w of workers) console.log(w.id, w.output());
   await gateway?.close();
   await Promise.all(workers.map((w) => w.kill("SIGKILL")));
   await redis?.stop();

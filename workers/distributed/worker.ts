@@ -379,9 +379,12 @@ export class InferenceWorker {
       worker: this.id,
     };
     try {
+      // One transaction: the job leaves its stream exactly when it enters the dead-letter stream.
       await this.client
         .multi()
         .xAdd(this.keys.deadLetter, "*", fields, { TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: DEADLETTER_MAXLEN } })
+        .xAck(entry.stream, WORKER_GROUP, entry.id)
+        .xDel(entry.stream, entry.id)
         .incr(this.keys.deadLetteredCount)
         .del(failureKey)
         .exec();
@@ -397,7 +400,6 @@ export class InferenceWorker {
         const error = `inference failed after ${attempts} attempt(s), job dead-lettered: ${lastError}`;
         await this.answer(meta.reply, { key: meta.key, worker: this.id, error });
       }
-      await this.acknowledge(entry);
     } catch (err) {
       this.log("error", "dead-lettering failed", { worker: this.id, entry: entry.id, error: errorMessage(err) });
     }
