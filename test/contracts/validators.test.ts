@@ -18,6 +18,7 @@ import {
   validateLlmCallbackRequest,
   validators,
 } from "../../generated/validators.ts";
+import { liveDefaults } from "../../server/options/defaults.ts";
 
 function errorsFor(body: unknown): string[] {
   return validateLiveSessionInit(body) ? [] : errorsOf(validateLiveSessionInit.errors);
@@ -27,47 +28,8 @@ const SESSION = "6f3c9b8e-4c1e-4d8f-9a51-2f0e7d1c3b2a";
 const NOW = "2025-01-01T10:00:00.000Z";
 
 /** The defaults a GET /v2/live/defaults answer may carry (shape of LiveDefaults). */
-const serviceDefaults = {
-  encoding: "wav/pcm",
-  bit_depth: 16,
-  sample_rate: 16000,
-  channels: 1,
-  model: "solaria-1",
-  profile: "balanced",
-  endpointing: 0.64,
-  maximum_duration_without_endpointing: null,
-  language_config: { languages: [], code_switching: false },
-  messages_config: {
-    receive_partial_transcripts: true,
-    receive_final_transcripts: true,
-    receive_speech_events: true,
-    receive_pre_processing_events: true,
-    receive_realtime_processing_events: true,
-    receive_post_processing_events: true,
-    receive_acknowledgments: true,
-    receive_errors: true,
-    receive_lifecycle_events: false,
-  },
-  callback: false,
-  callback_config: {
-    receive_partial_transcripts: false,
-    receive_final_transcripts: true,
-    receive_speech_events: false,
-    receive_pre_processing_events: true,
-    receive_realtime_processing_events: true,
-    receive_post_processing_events: true,
-    receive_acknowledgments: false,
-    receive_errors: false,
-    receive_lifecycle_events: true,
-  },
-  end_of_turn: { threshold: 0.5, silence_ms: 300, stop_s: 3, reeval_ms: 200, window_s: 8, speech_dbfs: -50, emit_scores: false },
-  turn_router: false,
-  numerals: false,
-  punctuation: true,
-  diarization: false,
-  named_entity_recognition: { threshold: 0.5 },
-  pii: { threshold: 0.5, return_entities: false },
-};
+/** The defaults the service answers on GET /v2/live/defaults. */
+const serviceDefaults = liveDefaults;
 
 describe("init body (LiveSessionInit)", () => {
   test.each([
