@@ -288,7 +288,7 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
             const stored = saveSession(deps.config.dataDir, s.id, state);
             deps.store.updateSession(s.id, { resumeState: stored, updatedAt: deps.clock.now() });
           }
-          s.suspend();
+          await s.suspend();
         }),
       );
       sessions.clear();

@@ -146,8 +146,9 @@ export class LiveSession {
       maxRetainBytes: 120 * format.sampleRate * frame,
       onWarning: (m) => deps.log.warn("ack ledger", { session_id: record.id, detail: m }),
     });
-    const recording =
-      record.recordAudio && !restored ? createSessionRecording(format, join(deps.recordingsDir, `${record.id}.flac`)) : null;
+    const recording = record.recordAudio
+      ? createSessionRecording(format, join(deps.recordingsDir, `${record.id}.flac`), { resume: !!restored })
+      : null;
 
     if (!restored) {
       return new LiveSession(deps, record, account, options, format, frontend, ledger, new RetainedBytes(0), recording, 0, { byte: 0, seconds: 0 }, 0, new Array(format.channels).fill(0));
@@ -158,7 +159,7 @@ export class LiveSession {
     for (const c of restored.candidates) if (c > base) ledger.nextAck(c - base, { force: true });
     const retained = new RetainedBytes(base);
     retained.append(restored.tail);
-    const session = new LiveSession(deps, record, account, options, format, frontend, ledger, retained, null, base, { byte: restored.replayFrom, seconds: restored.replayFromSeconds }, restored.headerBytes, restored.indexBase);
+    const session = new LiveSession(deps, record, account, options, format, frontend, ledger, retained, recording, base, { byte: restored.replayFrom, seconds: restored.replayFromSeconds }, restored.headerBytes, restored.indexBase);
     session.attachedOnce = true;
     session.utterances.push(...restored.utterances);
     session.transcriptionTimeS = restored.transcriptionTimeS;
@@ -297,12 +298,12 @@ export class LiveSession {
   }
 
   /** Stops processing without ending the session (process shutdown); closes the socket with 1012. */
-  suspend(): void {
+  async suspend(): Promise<void> {
     this.phase = "ended";
     this.sink?.close(1012, "service restarting");
     this.sink = null;
     this.frontend.close();
-    void this.recording?.abort();
+    await this.recording?.suspend();
   }
 
   // ── audio path ────────────────────────────────────────────────────────────
@@ -317,8 +318,9 @@ export class LiveSession {
     const limit = this.durationLimitBytes(fresh);
     const cut = limit - this.retained.end < fresh.length;
     if (cut) fresh = fresh.subarray(0, Math.max(0, limit - this.retained.end));
+    const offset = this.retained.end;
     this.retained.append(fresh);
-    this.recording?.write(fresh);
+    this.recording?.write(fresh, offset);
     this.enqueue(() => this.process(fresh));
     if (cut && this.phase === "recording") this.stop("max_duration");
   }

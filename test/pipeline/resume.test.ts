@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { GladiaClient } from "@gladiaio/sdk";
 import type { TestService } from "../helpers/server.ts";
 import { chunks, createSession, outcome, ResumingClient, spellingSamples, startPipelineService, tcpRelay, toPcm16, type Msg } from "./helpers.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 
 const TOKENS = ["a", "b", "c", "zero"];
 const init = { model: "trantoria-1", language_config: { languages: ["en"] }, messages_config: { receive_acknowledgments: true } };
@@ -121,7 +124,15 @@ describe("resume", () => {
         expect(Math.abs((f[2] as number) - (reference.finals[i]![2] as number))).toBeLessThan(0.25);
         expect(Math.abs((f[3] as number) - (reference.finals[i]![3] as number))).toBeLessThan(0.25);
       });
-      expect(second.running.deps.store.getSessionById(s.id)!.status).toBe("done");
+      const record = second.running.deps.store.getSessionById(s.id)!;
+      expect(record.status).toBe("done");
+      // The recording spans the restart: it decodes to exactly the bytes of an uninterrupted stream.
+      expect(record.recordingPath).not.toBeNull();
+      const raw = path.join(tmpdir(), `${s.id}.raw`);
+      const decoded = Bun.spawnSync(["flac", "-d", "-f", "--force-raw-format", "--endian=little", "--sign=signed", "-o", raw, record.recordingPath!]);
+      expect(decoded.exitCode).toBe(0);
+      expect(Buffer.compare(readFileSync(raw), Buffer.from(pcm))).toBe(0);
+      expect(existsSync(`${record.recordingPath}.spool`)).toBe(false);
     } finally {
       await second.stop();
     }
