@@ -1,11 +1,8 @@
 /** Language lists used by the catalogue. */
+import { WHISPER_LANGUAGES as TOKENIZER_LANGUAGES } from "../tokenizer/whisper.ts";
 
 /** The languages Whisper (multilingual) transcribes, in its tokenizer's order, Cantonese last. */
-export const WHISPER_LANGUAGES = (
-  "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la " +
-  "mi ml cy sk te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be " +
-  "tg sd gu am yi lo uz fo ht ps tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su yue"
-).split(" ");
+export const WHISPER_LANGUAGES: string[] = [...TOKENIZER_LANGUAGES];
 
 /** Whisper without Cantonese (models before large-v3). */
 export const WHISPER_LANGUAGES_99 = WHISPER_LANGUAGES.filter((l) => l !== "yue");

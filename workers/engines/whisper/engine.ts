@@ -13,6 +13,7 @@ import { loadWhisperConfig, type WhisperModelConfig } from "./config.ts";
 import { type DecoderCallTrace, WhisperDecoder } from "./decoder.ts";
 import { LogitFilters, decodeWindow, logSoftmax, type SearchResult } from "./search.ts";
 import { compressionRatio, tokensToSegments, type TimedSegment } from "./segments.ts";
+import { mulberry32 } from "../../util/prng.ts";
 
 export interface WhisperDecodingOptions {
   /** Beam size for final results at temperature 0 (1 = greedy). Default 5. */
@@ -77,16 +78,6 @@ const NO_SPEECH: Omit<WhisperTranscribeResult, "language"> = {
   text: "", confidence: 0, words: [], noSpeech: true, segments: [], stats: [],
 };
 
-function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class WhisperEngine implements Engine {
   readonly info: EngineInfo;
