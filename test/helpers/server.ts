@@ -7,6 +7,7 @@ import { ManualClock } from "../../server/clock.ts";
 import { createLogger } from "../../server/log.ts";
 import { startServer, type RunningServer } from "../../server/server.ts";
 import type { Plan, Scope } from "../../server/store/types.ts";
+import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
 
 export const sharedDir = path.resolve(import.meta.dir, "../../../shared");
 export const sharedModels = path.join(sharedDir, "models");
@@ -26,9 +27,18 @@ export interface TestService {
 
 const quiet = createLogger({ test: true });
 
-export async function startTestService(opts: { modelsDir?: string; dataDir?: string; env?: Record<string, string> } = {}): Promise<TestService> {
+export interface TestServiceOptions {
+  modelsDir?: string;
+  dataDir?: string;
+  env?: Record<string, string>;
+  clock?: ManualClock;
+  /** Shared by several services of one test file (see test/pipeline/helpers.ts). */
+  coordinator?: InferenceCoordinator;
+}
+
+export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), "live-stt-"));
-  const clock = new ManualClock(Date.parse("2026-03-01T12:00:00Z"));
+  const clock = opts.clock ?? new ManualClock(Date.parse("2026-03-01T12:00:00Z"));
   const key = "test-bootstrap-key";
   const running = await startServer({
     env: {
@@ -42,6 +52,7 @@ export async function startTestService(opts: { modelsDir?: string; dataDir?: str
       ...opts.env,
     },
     clock,
+    coordinator: opts.coordinator,
     log: quiet,
   });
   const client = (k: string = key) => createClient({ baseUrl: running.url, headers: { "x-service-key": k } });

@@ -2,15 +2,10 @@
 import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { serverMessageValidators } from "../../generated/validators.ts";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { createClient } from "../../generated/openapi/client/index.ts";
 import { ManualClock } from "../../server/clock.ts";
-import { createLogger } from "../../server/log.ts";
-import { startServer } from "../../server/server.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
-import { sharedAudio, sharedModels, type TestService } from "../helpers/server.ts";
+import { sharedAudio, sharedModels, startTestService, type TestService } from "../helpers/server.ts";
 
 let coordinator: Promise<InProcessCoordinator> | null = null;
 
@@ -28,31 +23,9 @@ function processCoordinator(): InferenceCoordinator {
   };
 }
 
-/** A real service (port 0, temporary DATA_DIR unless given, manual clock) for pipeline tests. */
-export async function startPipelineService(opts: { dataDir?: string; clock?: ManualClock; env?: Record<string, string> } = {}): Promise<TestService> {
-  const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), "live-pipeline-"));
-  const clock = opts.clock ?? new ManualClock(Date.parse("2026-03-01T12:00:00Z"));
-  const key = "test-bootstrap-key";
-  const running = await startServer({
-    env: { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, MODELS_DIR: sharedModels, BOOTSTRAP_API_KEY: key, CALLBACKS_ALLOW_LOOPBACK: "true", ...opts.env },
-    clock,
-    coordinator: processCoordinator(),
-    log: createLogger({ test: "pipeline" }),
-  });
-  return {
-    running,
-    clock,
-    dataDir,
-    key,
-    client: (k: string = key) => createClient({ baseUrl: running.url, headers: { "x-service-key": k } }),
-    account({ plan, scopes, allowedCidrs } = {}) {
-      const store = running.deps.store;
-      const account = store.createAccount({ name: "test", plan });
-      const { secret } = store.createKey({ accountId: account.id, scopes, allowedCidrs });
-      return { accountId: account.id, key: secret };
-    },
-    stop: () => running.stop(),
-  };
+/** A real service (port 0, temporary DATA_DIR unless given, manual clock) sharing this process's coordinator. */
+export function startPipelineService(opts: { dataDir?: string; clock?: ManualClock; env?: Record<string, string> } = {}): Promise<TestService> {
+  return startTestService({ ...opts, coordinator: processCoordinator() });
 }
 
 export const RATE = 16000;
