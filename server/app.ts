@@ -60,7 +60,7 @@ export function createApp(deps: AppDeps) {
         const started = performance.now();
         let response: Response;
         try {
-          const principal = authenticate(deps.store, request.headers.get(API_KEY_HEADER), info.clientIp, route.scope);
+          const principal = await authenticate(deps.store, request.headers.get(API_KEY_HEADER), info.clientIp, route.scope);
           response = await route.handler({ request, params, info, principal, deps, op });
         } catch (e) {
           if (e instanceof ApiError) {

@@ -10,6 +10,10 @@ export interface Config {
   dataDir: string;
   modelsDir: string;
   redisUrl: string | null;
+  /** Key prefix in Redis, shared with the workers (default stt). */
+  redisPrefix: string;
+  /** This gateway's name in distributed mode (default: random per process). */
+  gatewayId: string | null;
   cluster: Cluster;
   bootstrapApiKey: string | null;
   adminToken: string | null;
@@ -38,6 +42,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: path.resolve(env.DATA_DIR ?? "./data"),
     modelsDir: path.resolve(env.MODELS_DIR ?? "./models"),
     redisUrl: env.REDIS_URL || null,
+    redisPrefix: env.REDIS_PREFIX || "stt",
+    gatewayId: env.GATEWAY_ID || null,
     cluster,
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || null,
     adminToken: env.ADMIN_TOKEN || null,

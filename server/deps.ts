@@ -1,5 +1,6 @@
 /** What the HTTP layer and the real-time gateway share: configuration, store, clock, inference, logging. */
 import type { InferenceCoordinator } from "../workers/coordinator/types.ts";
+import type { SessionDirectory } from "./cluster/directory.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Logger } from "./log.ts";
@@ -10,6 +11,8 @@ export interface AppDeps {
   store: Store;
   clock: Clock;
   coordinator: InferenceCoordinator;
+  /** Which gateway holds each live session (one gateway embedded; shared through Redis otherwise). */
+  directory: SessionDirectory;
   log: Logger;
   /** Where FLAC recordings are written (`DATA_DIR/recordings`). */
   recordingsDir: string;

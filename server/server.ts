@@ -1,14 +1,22 @@
 /**
- * Starts the service: store, inference coordinator, the Elysia app for HTTP and the gateway for
- * WebSockets, on one Bun server. Used by `main.ts` and by integration tests (port 0).
+ * Starts the service: store, inference coordinator, session directory, the Elysia app for HTTP and the
+ * gateway for WebSockets, on one Bun server. Used by `main.ts` and by integration tests (port 0).
+ *
+ * Embedded (no REDIS_URL): SQLite under DATA_DIR, in-process inference, one gateway.
+ * Distributed (REDIS_URL): the store, the work queue and session ownership live in Redis, so any
+ * number of gateways serve the same accounts and sessions; DATA_DIR then only holds recordings and
+ * must be storage every gateway shares.
  */
 import type { Server } from "bun";
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { InProcessCoordinator } from "../workers/coordinator/in-process.ts";
 import { RedisCoordinator } from "../workers/coordinator/redis.ts";
 import type { InferenceCoordinator } from "../workers/coordinator/types.ts";
 import { createApp, peerAddress } from "./app.ts";
 import { bootstrapAccount } from "./bootstrap.ts";
+import { LocalDirectory, type SessionDirectory } from "./cluster/directory.ts";
+import { RedisDirectory } from "./cluster/redis-directory.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { loadConfig, type Config } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
@@ -24,6 +32,7 @@ export interface StartOptions {
   store?: Store;
   clock?: Clock;
   coordinator?: InferenceCoordinator;
+  directory?: SessionDirectory;
   log?: Logger;
   /** Print the bootstrap key (main does; tests read it from the store). */
   print?: (line: string) => void;
@@ -45,19 +54,29 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const explicitPublicUrl = opts.config?.publicUrl ?? (opts.env ?? process.env).PUBLIC_URL;
   const config: Config = { ...base, ...opts.config };
   const log = opts.log ?? rootLog;
-  const store = opts.store ?? SqliteStore.open(config.dataDir);
+  const redisUrl = config.redisUrl;
+  const gatewayId = config.gatewayId ?? randomUUID();
+  const redisWarn = (message: string, fields: Record<string, unknown>) => log.warn(message, fields);
+  const store =
+    opts.store ??
+    (redisUrl
+      ? await (await import("./store/redis.ts")).RedisStore.connect({ url: redisUrl, prefix: config.redisPrefix, onError: (e: Error) => log.warn("redis store connection error", { error: e.message }) })
+      : SqliteStore.open(config.dataDir));
   const coordinator =
     opts.coordinator ??
-    (config.redisUrl
-      ? await RedisCoordinator.create({ url: config.redisUrl })
+    (redisUrl
+      ? await RedisCoordinator.create({ url: redisUrl, prefix: config.redisPrefix, gatewayId })
       : await InProcessCoordinator.create({ modelsDir: config.modelsDir }));
-  bootstrapAccount(store, config.bootstrapApiKey, log, opts.print ?? (() => {}));
+  const directory =
+    opts.directory ?? (redisUrl ? await RedisDirectory.connect({ url: redisUrl, prefix: config.redisPrefix, gatewayId, onError: redisWarn }) : new LocalDirectory());
+  await bootstrapAccount(store, config.bootstrapApiKey, log, opts.print ?? (() => {}));
 
   const deps: AppDeps = {
     config,
     store,
     clock: opts.clock ?? systemClock,
     coordinator,
+    directory,
     log,
     recordingsDir: path.join(config.dataDir, "recordings"),
   };
@@ -85,14 +104,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   }
 
   const sweeper = setInterval(() => {
-    try {
-      sweepExpired(store, deps.clock.now());
-    } catch (e) {
-      log.error("expiry sweep failed", { error: e });
-    }
+    sweepExpired(store, deps.clock.now()).catch((e) => log.error("expiry sweep failed", { error: e }));
   }, 5_000);
 
-  log.info("listening", { url: config.publicUrl, port, cluster: config.cluster, mode: config.redisUrl ? "distributed" : "embedded", models_dir: config.modelsDir });
+  log.info("listening", { url: config.publicUrl, port, cluster: config.cluster, mode: redisUrl ? "distributed" : "embedded", gateway: directory.gatewayId, models_dir: config.modelsDir });
 
   let stopped = false;
   return {
@@ -107,8 +122,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       clearInterval(sweeper);
       await gateway.shutdown();
       server.stop(true);
-      await coordinator.close();
-      if (!opts.store) store.close();
+      if (!opts.directory) await directory.close();
+      if (!opts.coordinator) await coordinator.close();
+      if (!opts.store) await store.close();
     },
   };
 }

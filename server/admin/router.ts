@@ -41,8 +41,8 @@ const cidr = z.string().refine(
   { message: "must be a CIDR range such as 10.0.0.0/8 or ::1/128" },
 );
 
-function requireAccount(store: Store, id: string) {
-  const account = store.getAccount(id);
+async function requireAccount(store: Store, id: string) {
+  const account = await store.getAccount(id);
   if (!account) throw new TRPCError({ code: "NOT_FOUND", message: `no account ${id}` });
   return account;
 }
@@ -74,29 +74,29 @@ export const adminRouter = t.router({
         })
         .strict(),
     )
-    .mutation(({ ctx, input }) => {
-      requireAccount(ctx.store, input.accountId);
-      const { record, secret } = ctx.store.createKey(input);
+    .mutation(async ({ ctx, input }) => {
+      await requireAccount(ctx.store, input.accountId);
+      const { record, secret } = await ctx.store.createKey(input);
       return { key: secret, record: publicKey(record) };
     }),
   keysList: authed
     .input(z.object({ accountId: z.string() }).strict())
-    .query(({ ctx, input }) => {
-      requireAccount(ctx.store, input.accountId);
-      return ctx.store.listKeys(input.accountId).map(publicKey);
+    .query(async ({ ctx, input }) => {
+      await requireAccount(ctx.store, input.accountId);
+      return (await ctx.store.listKeys(input.accountId)).map(publicKey);
     }),
   keysRevoke: authed
     .input(z.object({ keyId: z.string() }).strict())
-    .mutation(({ ctx, input }) => {
-      if (!ctx.store.revokeKey(input.keyId, ctx.now())) throw new TRPCError({ code: "NOT_FOUND", message: `no active key ${input.keyId}` });
+    .mutation(async ({ ctx, input }) => {
+      if (!(await ctx.store.revokeKey(input.keyId, ctx.now()))) throw new TRPCError({ code: "NOT_FOUND", message: `no active key ${input.keyId}` });
       return { revoked: input.keyId };
     }),
   planSet: authed
     .input(z.object({ accountId: z.string() }).merge(planInput).strict())
-    .mutation(({ ctx, input }) => {
+    .mutation(async ({ ctx, input }) => {
       const { accountId, ...plan } = input;
-      requireAccount(ctx.store, accountId);
-      return ctx.store.updatePlan(accountId, plan).plan;
+      await requireAccount(ctx.store, accountId);
+      return (await ctx.store.updatePlan(accountId, plan)).plan;
     }),
 });
 

@@ -36,11 +36,11 @@ export function assertCidr(cidr: string): void {
   ipaddr.parseCIDR(cidr);
 }
 
-export function authenticate(store: Store, key: string | null | undefined, clientIp: string | null, scope: Scope): Principal {
+export async function authenticate(store: Store, key: string | null | undefined, clientIp: string | null, scope: Scope): Promise<Principal> {
   if (!key) throw unauthorized("missing API key: send it in the x-service-key header");
-  const record = store.findKeyBySecret(key);
+  const record = await store.findKeyBySecret(key);
   if (!record) throw unauthorized("unknown API key");
-  const account = store.getAccount(record.accountId);
+  const account = await store.getAccount(record.accountId);
   if (!account) throw unauthorized("unknown API key");
   if (!addressAllowed(clientIp, record.allowedCidrs)) throw forbidden("ip_not_allowed", "this API key may not be used from this address");
   if (!record.scopes.includes(scope)) throw forbidden("api_key_scope_denied", `this API key lacks the ${scope} scope`);

@@ -15,7 +15,7 @@ import { tokenHash } from "../sessions/tokens.ts";
 import type { SessionRecord } from "../store/types.ts";
 import { refusedOption } from "../session/admission.ts";
 import { isEssential, type ServerMessage } from "../session/messages.ts";
-import { loadSession, removeTail, saveSession } from "../session/persist.ts";
+import { decodeSession, encodeSession } from "../session/persist.ts";
 import { LiveSession, type LiveSessionDeps, type SessionSink } from "../session/session.ts";
 import { MAX_FRAME_BYTES, MAX_READ_FRAME_BYTES, parseFrame } from "./frames.ts";
 import { Outbox } from "./outbox.ts";
@@ -48,6 +48,10 @@ export interface LiveGateway extends Gateway<SocketData> {
 
 const vadCache = new Map<string, Promise<SileroVad>>();
 
+/** How long a gateway waits for another one to hand a session over before answering 1012. */
+const HANDOVER_TIMEOUT_MS = 8_000;
+const SESSION_LOST = { code: "session_lost", message: "the gateway holding the session stopped without handing it over" };
+
 /** Loads the Silero VAD once per process and path. */
 export function loadVad(modelsDir: string): Promise<SileroVad> {
   const path = join(modelsDir, "silero-vad", "silero_vad.onnx");
@@ -59,6 +63,9 @@ export function loadVad(modelsDir: string): Promise<SileroVad> {
   }
   return p;
 }
+
+/** A live session, or why none: gone (4401) or still held by another gateway (1012: reconnect). */
+type Obtained = LiveSession | "gone" | "busy";
 
 /** One WebSocket connection and its outbound queue. */
 class Connection implements SessionSink {
@@ -101,7 +108,7 @@ class Connection implements SessionSink {
 /** Builds the gateway mounted by `server/server.ts`. */
 export function createGateway(deps: AppDeps, options: GatewayOptions = {}): LiveGateway {
   const sessions = new Map<string, LiveSession>();
-  const opening = new Map<string, Promise<LiveSession | null>>();
+  const opening = new Map<string, Promise<Obtained>>();
   const maxFrame = options.maxFrameBytes ?? MAX_FRAME_BYTES;
   let callbacks = options.callbacks ?? null;
   let shuttingDown = false;
@@ -123,24 +130,27 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
       recordingsDir: deps.recordingsDir,
       vad: options.vad ?? (await loadVad(deps.config.modelsDir)),
       callbacks: applied.callback ? dispatcher() : null,
-      onEnded: (id) => sessions.delete(id),
+      onEnded: (id) => {
+        sessions.delete(id);
+        void deps.directory.release(id);
+      },
     };
   }
 
   /** Decides whether a token may connect; a Response refuses the upgrade over HTTP. */
-  function resolve(token: string): SessionRecord | null | Response {
+  async function resolve(token: string): Promise<SessionRecord | null | Response> {
     if (!token) return null;
-    const found = deps.store.getSessionByTokenHash(tokenHash(token));
+    const found = await deps.store.getSessionByTokenHash(tokenHash(token));
     if (!found) return null;
     const now = deps.clock.now();
-    const record = settleExpiry(deps.store, found, now);
+    const record = await settleExpiry(deps.store, found, now);
     if (record.status === "done" || record.status === "error") return null;
     const live = sessions.get(record.id);
     if (live) return live.currentPhase === "ended" ? null : record;
     if (record.connectedAt === null) {
-      const account = deps.store.getAccount(record.accountId);
+      const account = await deps.store.getAccount(record.accountId);
       if (!account) return null;
-      const open = deps.store.countOpenSessions(record.accountId, now, URL_TTL_MS);
+      const open = await deps.store.countOpenSessions(record.accountId, now, URL_TTL_MS);
       if (open > account.plan.maxConcurrentSessions) {
         const body = errorBody(429, "/v2/live", newRequestId(), {
           message: "the account already has its maximum number of open sessions",
@@ -151,57 +161,99 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
       }
       return record;
     }
-    // Connected before but not held here: resumable only from a persisted state, inside the window.
-    if (!record.resumeState) return null;
+    // Connected before but not held here: another gateway may hold it (it will hand it over), or a
+    // gateway that stopped left a persisted state to resume from, inside the window.
+    if (!record.resumeState) return deps.directory.shared ? record : null;
     if (now - record.updatedAt > RESUME_WINDOW_MS) return null;
     return record;
   }
 
-  /** Gets the live session of a record: held, restored from a persisted state, or new. */
-  function obtain(record: SessionRecord): Promise<LiveSession | null> {
+  /** Gets the live session of a record: held, handed over by another gateway, restored, or new. */
+  function obtain(record: SessionRecord): Promise<Obtained> {
     const held = sessions.get(record.id);
     if (held) return Promise.resolve(held);
     let p = opening.get(record.id);
     if (p) return p;
-    p = (async () => {
-      const account = deps.store.getAccount(record.accountId);
-      if (!account) return null;
-      const restored = record.resumeState ? loadSession(record.resumeState) : undefined;
-      if (record.resumeState && !restored) return null;
-      const session = await LiveSession.open(await sessionDeps(record), record, account, restored ?? undefined);
-      if (restored) {
-        removeTail(record.resumeState);
-        deps.store.updateSession(record.id, { resumeState: null, updatedAt: deps.clock.now() });
+    p = (async (): Promise<Obtained> => {
+      const holder = await deps.directory.claim(record.id);
+      if (holder !== null && !(await deps.directory.handOver(record.id, holder, HANDOVER_TIMEOUT_MS))) return "busy";
+      try {
+        const session = await start(record.id);
+        if (session === "gone") await deps.directory.release(record.id);
+        return session;
+      } catch (e) {
+        await deps.directory.release(record.id);
+        throw e;
       }
-      sessions.set(record.id, session);
-      return session;
     })().finally(() => opening.delete(record.id));
     opening.set(record.id, p);
     return p;
   }
+
+  /** Starts a session this gateway has claimed, from the record as it stands now. */
+  async function start(id: string): Promise<LiveSession | "gone"> {
+    // Read again: a gateway that just handed the session over stored its resume state.
+    const record = await deps.store.getSessionById(id);
+    if (!record || record.status === "done" || record.status === "error") return "gone";
+    const account = await deps.store.getAccount(record.accountId);
+    if (!account) return "gone";
+    const restored = record.resumeState ? decodeSession(record.resumeState) : null;
+    if (record.connectedAt !== null && !restored) {
+      // Connected before, yet nobody holds it and nothing was persisted: its gateway died.
+      const now = deps.clock.now();
+      await deps.store.updateSession(id, { status: "error", error: SESSION_LOST, endedAt: now, updatedAt: now });
+      return "gone";
+    }
+    const session = await LiveSession.open(await sessionDeps(record), record, account, restored ?? undefined);
+    if (restored) await deps.store.updateSession(id, { resumeState: null, updatedAt: deps.clock.now() });
+    sessions.set(id, session);
+    return session;
+  }
+
+  /** Lets a session go without ending it: its state is stored for the gateway the client reconnects to. */
+  async function letGo(s: LiveSession, code: number, reason: string): Promise<void> {
+    if (s.currentPhase === "stopping") {
+      await s.ended();
+      return;
+    }
+    const state = await s.snapshot();
+    if (state) await deps.store.updateSession(s.id, { resumeState: encodeSession(state), updatedAt: deps.clock.now() });
+    await s.suspend(code, reason);
+    sessions.delete(s.id);
+  }
+
+  deps.directory.onHandOverRequest(async (id) => {
+    await opening.get(id);
+    const s = sessions.get(id);
+    if (s) await letGo(s, 4000, "superseded by a new connection");
+  });
 
   async function openConnection(conn: Connection, record: SessionRecord): Promise<void> {
     if (!sessions.has(record.id) && record.connectedAt === null) {
       const reason = refusedOption(record.appliedOptions as AppliedOptions, record.requestedOptions, await deps.coordinator.capabilities());
       if (reason) {
         const now = deps.clock.now();
-        deps.store.updateSession(record.id, { status: "error", error: { code: "rejected", message: reason }, connectedAt: now, endedAt: now, updatedAt: now });
+        await deps.store.updateSession(record.id, { status: "error", error: { code: "rejected", message: reason }, connectedAt: now, endedAt: now, updatedAt: now });
         conn.close(1011, `rejected: ${reason}`.slice(0, 120));
         return;
       }
     }
-    let session: LiveSession | null;
+    let session: Obtained;
     try {
       session = await obtain(record);
     } catch (e) {
       deps.log.error("session could not start", { session_id: record.id, err: e });
       const now = deps.clock.now();
-      deps.store.updateSession(record.id, { status: "error", error: { code: "internal", message: (e as Error).message }, endedAt: now, updatedAt: now });
+      await deps.store.updateSession(record.id, { status: "error", error: { code: "internal", message: (e as Error).message }, endedAt: now, updatedAt: now });
       conn.close(1011, "session could not start");
       return;
     }
+    if (session === "busy") {
+      conn.close(1012, "the session is moving between gateways; reconnect");
+      return;
+    }
     if (conn.closed || conn.ws.readyState !== 1) return;
-    if (!session || session.currentPhase === "ended") {
+    if (session === "gone" || session.currentPhase === "ended") {
       conn.close(4401, "invalid or expired token");
       return;
     }
@@ -226,10 +278,10 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
   (interval as { unref?: () => void } | null)?.unref?.();
 
   return {
-    upgrade(req, server) {
+    async upgrade(req, server) {
       if (shuttingDown) return new Response("service restarting", { status: 503 });
       const token = new URL(req.url).searchParams.get("token") ?? "";
-      const resolved = resolve(token);
+      const resolved = await resolve(token);
       if (resolved instanceof Response) return resolved;
       if (server.upgrade(req, { data: { token, record: resolved } })) return undefined;
       return new Response("WebSocket upgrade expected", { status: 400 });
@@ -279,16 +331,8 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
       const all = [...sessions.values()];
       await Promise.all(
         all.map(async (s) => {
-          if (s.currentPhase === "stopping") {
-            await s.ended();
-            return;
-          }
-          const state = await s.snapshot();
-          if (state) {
-            const stored = saveSession(deps.config.dataDir, s.id, state);
-            deps.store.updateSession(s.id, { resumeState: stored, updatedAt: deps.clock.now() });
-          }
-          await s.suspend();
+          await letGo(s, 1012, "service restarting");
+          await deps.directory.release(s.id);
         }),
       );
       sessions.clear();

@@ -7,9 +7,9 @@ export interface Gateway<Data = unknown> {
    * refused over HTTP (e.g. 429 past the concurrency limit), or undefined once `server.upgrade` took it.
    * An invalid or expired token is accepted and then closed with 4401.
    */
-  upgrade(req: Request, server: Server<Data>, clientIp: string | null): Response | undefined;
+  upgrade(req: Request, server: Server<Data>, clientIp: string | null): Promise<Response | undefined>;
   websocket: WebSocketHandler<Data>;
-  /** SIGTERM: persist the state of running sessions and close their sockets with 1012. */
+  /** SIGTERM: persist the state of running sessions, release them, and close their sockets with 1012. */
   shutdown(): Promise<void>;
   /** Sessions with an open socket or inside their reconnect window. */
   activeSessions(): number;

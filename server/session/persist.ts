@@ -1,10 +1,9 @@
 /**
- * Session state persisted on shutdown so a restarted process resumes the session on reconnect.
- * The retained raw audio goes to a file under DATA_DIR (`sessions/<id>.tail`); the rest is JSON in
- * the session record's `resumeState`.
+ * Session state persisted when a gateway lets a session go (shutdown, or a hand-over to another
+ * gateway) so that whichever gateway the client reconnects to resumes it. It is stored whole in the
+ * session record's `resumeState` (the retained raw audio as base64), so it lives wherever the store
+ * lives: SQLite embedded, Redis when gateways share one.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 
 export interface PersistedSession {
@@ -35,37 +34,22 @@ export interface PersistedSession {
 
 /** JSON stored in `resumeState`. */
 export interface StoredResumeState extends Omit<PersistedSession, "tail"> {
-  tailFile: string;
+  /** The tail bytes, base64. */
+  tailBase64: string;
 }
 
-export function tailPath(dataDir: string, sessionId: string): string {
-  return join(dataDir, "sessions", `${sessionId}.tail`);
-}
-
-/** Writes the tail file and returns the JSON for `resumeState`. */
-export function saveSession(dataDir: string, sessionId: string, s: PersistedSession): StoredResumeState {
-  const file = tailPath(dataDir, sessionId);
-  mkdirSync(join(dataDir, "sessions"), { recursive: true });
-  writeFileSync(file, s.tail);
-  const { tail: _tail, ...rest } = s;
-  return { ...rest, tailFile: file };
+/** The JSON for `resumeState`. */
+export function encodeSession(s: PersistedSession): StoredResumeState {
+  const { tail, ...rest } = s;
+  return { ...rest, tailBase64: Buffer.from(tail.buffer, tail.byteOffset, tail.byteLength).toString("base64") };
 }
 
 /** Reads a persisted session back; null when the state is missing or unusable. */
-export function loadSession(state: unknown): PersistedSession | null {
+export function decodeSession(state: unknown): PersistedSession | null {
   const s = state as StoredResumeState | null;
-  if (!s || s.version !== 1 || typeof s.tailFile !== "string") return null;
-  try {
-    const tail = new Uint8Array(readFileSync(s.tailFile));
-    if (tail.length !== s.received - s.tailStart) return null;
-    const { tailFile: _f, ...rest } = s;
-    return { ...rest, tail };
-  } catch {
-    return null;
-  }
-}
-
-export function removeTail(state: unknown): void {
-  const s = state as StoredResumeState | null;
-  if (s && typeof s.tailFile === "string") rmSync(s.tailFile, { force: true });
+  if (!s || typeof s !== "object" || s.version !== 1 || typeof s.tailBase64 !== "string") return null;
+  const tail = new Uint8Array(Buffer.from(s.tailBase64, "base64"));
+  if (tail.length !== s.received - s.tailStart) return null;
+  const { tailBase64: _t, ...rest } = s;
+  return { ...rest, tail };
 }

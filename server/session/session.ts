@@ -192,7 +192,7 @@ export class LiveSession {
     if (!this.attachedOnce) {
       this.attachedOnce = true;
       const now = this.deps.clock.now();
-      this.deps.store.updateSession(this.id, { status: "processing", connectedAt: now, updatedAt: now });
+      this.save({ status: "processing", connectedAt: now, updatedAt: now });
       this.emit(this.messages.startSession());
       this.emit(this.messages.startRecording());
     } else {
@@ -261,8 +261,9 @@ export class LiveSession {
     if (this.phase === "ended") return;
     this.phase = "ended";
     const now = this.deps.clock.now();
-    this.deps.store.updateSession(this.id, { status: "error", error: { code, message }, endedAt: now, updatedAt: now });
+    const saved = this.save({ status: "error", error: { code, message }, endedAt: now, updatedAt: now });
     await this.recording?.abort();
+    await saved;
     this.frontend.close();
     this.sink?.close(1011, closeReason);
     this.sink = null;
@@ -297,10 +298,13 @@ export class LiveSession {
     };
   }
 
-  /** Stops processing without ending the session (process shutdown); closes the socket with 1012. */
-  async suspend(): Promise<void> {
+  /**
+   * Stops processing without ending the session (this gateway stops, or hands the session to another
+   * one); closes the socket with `code` (1012 by default: the client reconnects).
+   */
+  async suspend(code = 1012, reason = "service restarting"): Promise<void> {
     this.phase = "ended";
-    this.sink?.close(1012, "service restarting");
+    this.sink?.close(code, reason);
     this.sink = null;
     this.frontend.close();
     await this.recording?.suspend();
@@ -530,22 +534,23 @@ export class LiveSession {
       }
     }
     const now = this.deps.clock.now();
-    this.deps.store.updateSession(this.id, {
-      status: "done",
-      result,
-      endedAt: now,
-      updatedAt: now,
-      audioDurationS: round3(duration),
-      recordingPath,
-      resumeState: null,
-    });
-    this.deps.store.consumeCredits(this.record.accountId, duration);
+    // The final state is stored before the socket closes, so a client reading the session after the
+    // close sees it done.
+    await Promise.all([
+      this.save({ status: "done", result, endedAt: now, updatedAt: now, audioDurationS: round3(duration), recordingPath, resumeState: null }),
+      this.deps.store.consumeCredits(this.record.accountId, duration).catch((e) => this.log.error("credits not updated", { err: e })),
+    ]);
     this.emit(this.messages.endSession());
     this.phase = "ended";
     this.frontend.close();
     this.sink?.close(1000, "session ended");
     this.sink = null;
     this.deps.onEnded?.(this.id);
+  }
+
+  /** Writes a patch of this session's record; failures are logged (the audio path never waits on them). */
+  private save(patch: Parameters<LiveSessionDeps["store"]["updateSession"]>[1]): Promise<void> {
+    return this.deps.store.updateSession(this.id, patch).catch((e) => this.log.error("session record not updated", { err: e }));
   }
 
   // ── delivery ──────────────────────────────────────────────────────────────

@@ -9,16 +9,16 @@ export function isExpiredUnused(s: SessionRecord, now: number): boolean {
 }
 
 /** Marks one session expired when it is; returns the record as it now stands. */
-export function settleExpiry(store: Store, s: SessionRecord, now: number): SessionRecord {
+export async function settleExpiry(store: Store, s: SessionRecord, now: number): Promise<SessionRecord> {
   if (!isExpiredUnused(s, now)) return s;
   const patch = { status: "error" as const, error: URL_EXPIRED, endedAt: s.createdAt + URL_TTL_MS, updatedAt: now };
-  store.updateSession(s.id, patch);
+  await store.updateSession(s.id, patch);
   return { ...s, ...patch };
 }
 
 /** Marks every expired unused session; run periodically. */
-export function sweepExpired(store: Store, now: number): number {
-  const expired = store.expiredUnusedSessions(now, URL_TTL_MS);
-  for (const s of expired) settleExpiry(store, s, now);
+export async function sweepExpired(store: Store, now: number): Promise<number> {
+  const expired = await store.expiredUnusedSessions(now, URL_TTL_MS);
+  for (const s of expired) await settleExpiry(store, s, now);
   return expired.length;
 }

@@ -122,7 +122,7 @@ export class SqliteStore implements Store {
     }
   }
 
-  createAccount(input: { name: string; plan?: Partial<Plan>; id?: string }): Account {
+  async createAccount(input: { name: string; plan?: Partial<Plan>; id?: string }): Promise<Account> {
     const account: Account = {
       id: input.id ?? randomUUID(),
       name: input.name,
@@ -136,24 +136,28 @@ export class SqliteStore implements Store {
     return account;
   }
 
-  getAccount(id: string): Account | null {
+  async getAccount(id: string): Promise<Account | null> {
+    return this.accountSync(id);
+  }
+
+  private accountSync(id: string): Account | null {
     const r = this.db.query("SELECT * FROM accounts WHERE id = ?").get(id) as Row | null;
     return r ? rowToAccount(r) : null;
   }
 
-  listAccounts(): Account[] {
+  async listAccounts(): Promise<Account[]> {
     return (this.db.query("SELECT * FROM accounts ORDER BY created_at, id").all() as Row[]).map(rowToAccount);
   }
 
-  updatePlan(accountId: string, plan: Partial<Plan>): Account {
-    const account = this.getAccount(accountId);
+  async updatePlan(accountId: string, plan: Partial<Plan>): Promise<Account> {
+    const account = this.accountSync(accountId);
     if (!account) throw new Error(`no account ${accountId}`);
     const next = { ...account.plan, ...plan };
     this.db.query("UPDATE accounts SET plan = ? WHERE id = ?").run(JSON.stringify(next), accountId);
     return { ...account, plan: next };
   }
 
-  consumeCredits(accountId: string, seconds: number): void {
+  async consumeCredits(accountId: string, seconds: number): Promise<void> {
     this.db
       .query(
         `UPDATE accounts SET plan = json_set(plan, '$.creditsSeconds', json_extract(plan, '$.creditsSeconds') - ?)
@@ -162,7 +166,7 @@ export class SqliteStore implements Store {
       .run(seconds, accountId);
   }
 
-  createKey(input: { accountId: string; name?: string; scopes?: Scope[]; allowedCidrs?: string[]; secret?: string }): { record: ApiKeyRecord; secret: string } {
+  async createKey(input: { accountId: string; name?: string; scopes?: Scope[]; allowedCidrs?: string[]; secret?: string }): Promise<{ record: ApiKeyRecord; secret: string }> {
     const secret = input.secret ?? newApiKey();
     const record: ApiKeyRecord = {
       id: randomUUID(),
@@ -181,23 +185,23 @@ export class SqliteStore implements Store {
     return { record, secret };
   }
 
-  findKeyBySecret(secret: string): ApiKeyRecord | null {
+  async findKeyBySecret(secret: string): Promise<ApiKeyRecord | null> {
     const r = this.db.query("SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL").get(hashSecret(secret)) as Row | null;
     return r ? rowToKey(r) : null;
   }
 
-  listKeys(accountId: string): ApiKeyRecord[] {
+  async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
     return (this.db.query("SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id").all(accountId) as Row[]).map(rowToKey);
   }
 
-  revokeKey(keyId: string, now: number): boolean {
+  async revokeKey(keyId: string, now: number): Promise<boolean> {
     return this.db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(now, keyId).changes > 0;
   }
 
-  createSession(rec: SessionRecord, limit: number, now: number, urlTtlMs: number): CreateSessionOutcome {
+  async createSession(rec: SessionRecord, limit: number, now: number, urlTtlMs: number): Promise<CreateSessionOutcome> {
     return this.db
       .transaction((): CreateSessionOutcome => {
-        if (this.countOpenSessions(rec.accountId, now, urlTtlMs) >= limit) return { ok: false, reason: "concurrency_limit" };
+        if (this.countOpen(rec.accountId, now, urlTtlMs) >= limit) return { ok: false, reason: "concurrency_limit" };
         this.insertSession(rec);
         return { ok: true };
       })
@@ -218,31 +222,32 @@ export class SqliteStore implements Store {
       );
   }
 
-  countOpenSessions(accountId: string, now: number, urlTtlMs: number): number {
+  async countOpenSessions(accountId: string, now: number, urlTtlMs: number): Promise<number> {
+    return this.countOpen(accountId, now, urlTtlMs);
+  }
+
+  private countOpen(accountId: string, now: number, urlTtlMs: number): number {
     const r = this.db.query(`SELECT count(*) AS n FROM sessions WHERE ${openSessionSql}`).get(accountId, now - urlTtlMs) as Row;
     return r.n as number;
   }
 
-  getSession(accountId: string, id: string): SessionRecord | null {
+  async getSession(accountId: string, id: string): Promise<SessionRecord | null> {
     const r = this.db.query("SELECT * FROM sessions WHERE id = ? AND account_id = ?").get(id, accountId) as Row | null;
     return r ? rowToSession(r) : null;
   }
 
-  getSessionById(id: string): SessionRecord | null {
+  async getSessionById(id: string): Promise<SessionRecord | null> {
     const r = this.db.query("SELECT * FROM sessions WHERE id = ?").get(id) as Row | null;
     return r ? rowToSession(r) : null;
   }
 
-  getSessionByTokenHash(tokenHash: string): SessionRecord | null {
+  async getSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null> {
     const r = this.db.query("SELECT * FROM sessions WHERE token_hash = ?").get(tokenHash) as Row | null;
     return r ? rowToSession(r) : null;
   }
 
-  runningSessions(): SessionRecord[] {
-    return (this.db.query("SELECT * FROM sessions WHERE status = 'processing' OR (status = 'queued' AND connected_at IS NOT NULL)").all() as Row[]).map(rowToSession);
-  }
 
-  listSessions(accountId: string, q: SessionListQuery): SessionRecord[] {
+  async listSessions(accountId: string, q: SessionListQuery): Promise<SessionRecord[]> {
     const where: string[] = ["account_id = ?"];
     const args: (string | number)[] = [accountId];
     if (q.before) {
@@ -276,7 +281,7 @@ export class SqliteStore implements Store {
     return (this.db.query(sql).all(...args) as Row[]).map(rowToSession);
   }
 
-  updateSession(id: string, patch: Partial<Omit<SessionRecord, "id" | "accountId" | "createdAt">>): void {
+  async updateSession(id: string, patch: Partial<Omit<SessionRecord, "id" | "accountId" | "createdAt">>): Promise<void> {
     const sets: string[] = [];
     const args: (string | number | null)[] = [];
     for (const [k, v] of Object.entries(patch)) {
@@ -290,21 +295,21 @@ export class SqliteStore implements Store {
     this.db.query(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`).run(...args);
   }
 
-  deleteSession(id: string): void {
+  async deleteSession(id: string): Promise<void> {
     this.db.query("DELETE FROM sessions WHERE id = ?").run(id);
   }
 
-  expiredUnusedSessions(now: number, urlTtlMs: number): SessionRecord[] {
+  async expiredUnusedSessions(now: number, urlTtlMs: number): Promise<SessionRecord[]> {
     return (this.db.query("SELECT * FROM sessions WHERE status = 'queued' AND connected_at IS NULL AND created_at <= ?").all(now - urlTtlMs) as Row[]).map(rowToSession);
   }
 
-  storeLlmCallback(accountId: string, body: { request_id: string; customer_id: string; status: string; data: unknown }, now: number): void {
+  async storeLlmCallback(accountId: string, body: { request_id: string; customer_id: string; status: string; data: unknown }, now: number): Promise<void> {
     this.db
       .query("INSERT INTO llm_callbacks (id, account_id, request_id, customer_id, status, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .run(randomUUID(), accountId, body.request_id, body.customer_id, body.status, JSON.stringify(body.data), now);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 }

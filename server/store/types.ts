@@ -1,6 +1,7 @@
 /**
  * The store: accounts, API keys, sessions and their results. One interface; the embedded default is
- * bun:sqlite under DATA_DIR (`sqlite.ts`). Times are epoch milliseconds.
+ * bun:sqlite under DATA_DIR (`sqlite.ts`); the distributed one is Redis (`redis.ts`), shared by every
+ * gateway. Every method is asynchronous so both fit. Times are epoch milliseconds.
  */
 
 export type SessionStatus = "queued" | "processing" | "done" | "error";
@@ -99,36 +100,38 @@ export interface SessionListQuery {
 export type CreateSessionOutcome = { ok: true } | { ok: false; reason: "concurrency_limit" };
 
 export interface Store {
-  createAccount(input: { name: string; plan?: Partial<Plan>; id?: string }): Account;
-  getAccount(id: string): Account | null;
-  listAccounts(): Account[];
-  updatePlan(accountId: string, plan: Partial<Plan>): Account;
+  createAccount(input: { name: string; plan?: Partial<Plan>; id?: string }): Promise<Account>;
+  getAccount(id: string): Promise<Account | null>;
+  listAccounts(): Promise<Account[]>;
+  updatePlan(accountId: string, plan: Partial<Plan>): Promise<Account>;
   /** Subtract used seconds (no-op for unlimited plans). */
-  consumeCredits(accountId: string, seconds: number): void;
+  consumeCredits(accountId: string, seconds: number): Promise<void>;
 
-  createKey(input: { accountId: string; name?: string; scopes?: Scope[]; allowedCidrs?: string[]; secret?: string }): { record: ApiKeyRecord; secret: string };
-  findKeyBySecret(secret: string): ApiKeyRecord | null;
-  listKeys(accountId: string): ApiKeyRecord[];
-  revokeKey(keyId: string, now: number): boolean;
+  createKey(input: { accountId: string; name?: string; scopes?: Scope[]; allowedCidrs?: string[]; secret?: string }): Promise<{ record: ApiKeyRecord; secret: string }>;
+  findKeyBySecret(secret: string): Promise<ApiKeyRecord | null>;
+  listKeys(accountId: string): Promise<ApiKeyRecord[]>;
+  revokeKey(keyId: string, now: number): Promise<boolean>;
 
   /**
    * Insert a session unless the account already holds `limit` open sessions at `now`
    * (queued with an unused URL younger than `urlTtlMs`, or queued/processing once connected).
-   * Check and insert are atomic.
+   * Check and insert are atomic, also across processes sharing the store.
    */
-  createSession(rec: SessionRecord, limit: number, now: number, urlTtlMs: number): CreateSessionOutcome;
-  countOpenSessions(accountId: string, now: number, urlTtlMs: number): number;
-  getSession(accountId: string, id: string): SessionRecord | null;
-  getSessionById(id: string): SessionRecord | null;
-  getSessionByTokenHash(tokenHash: string): SessionRecord | null;
-  /** Sessions still running (queued with a connection, or processing), e.g. to resume after a restart. */
-  runningSessions(): SessionRecord[];
-  listSessions(accountId: string, q: SessionListQuery): SessionRecord[];
-  updateSession(id: string, patch: Partial<Omit<SessionRecord, "id" | "accountId" | "createdAt">>): void;
-  deleteSession(id: string): void;
+  createSession(rec: SessionRecord, limit: number, now: number, urlTtlMs: number): Promise<CreateSessionOutcome>;
+  countOpenSessions(accountId: string, now: number, urlTtlMs: number): Promise<number>;
+  getSession(accountId: string, id: string): Promise<SessionRecord | null>;
+  getSessionById(id: string): Promise<SessionRecord | null>;
+  getSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null>;
+  listSessions(accountId: string, q: SessionListQuery): Promise<SessionRecord[]>;
+  /**
+   * Applies a patch. Patches of one process are applied in the order they were issued, even when the
+   * caller does not await them (the audio path never waits for storage).
+   */
+  updateSession(id: string, patch: Partial<Omit<SessionRecord, "id" | "accountId" | "createdAt">>): Promise<void>;
+  deleteSession(id: string): Promise<void>;
   /** Queued sessions whose URL expired unused at `now` (for the sweeper). */
-  expiredUnusedSessions(now: number, urlTtlMs: number): SessionRecord[];
+  expiredUnusedSessions(now: number, urlTtlMs: number): Promise<SessionRecord[]>;
 
-  storeLlmCallback(accountId: string, body: { request_id: string; customer_id: string; status: string; data: unknown }, now: number): void;
-  close(): void;
+  storeLlmCallback(accountId: string, body: { request_id: string; customer_id: string; status: string; data: unknown }, now: number): Promise<void>;
+  close(): Promise<void>;
 }

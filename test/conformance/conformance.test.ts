@@ -14,8 +14,8 @@ let report: Report;
 
 beforeAll(async () => {
   svc = await startTestService();
-  const all = svc.account({ plan: { maxConcurrentSessions: 100_000 } });
-  const unscoped = svc.account({ scopes: [] });
+  const all = await svc.account({ plan: { maxConcurrentSessions: 100_000 } });
+  const unscoped = await svc.account({ scopes: [] });
   report = await runSuite({
     target: { baseUrl: svc.running.url, key: all.key, unscopedKey: unscoped.key },
     seed: 20260301,

@@ -17,7 +17,7 @@ const init = { model: "trantoria-1", language_config: { languages: ["en"] } };
 
 beforeAll(async () => {
   svc = await startTestService();
-  key = svc.account({ plan: { maxConcurrentSessions: 100_000 } }).key;
+  key = (await svc.account({ plan: { maxConcurrentSessions: 100_000 } })).key;
   contract = buildContract(await localDocuments());
 });
 afterAll(() => svc.stop());

@@ -21,7 +21,7 @@ export interface TestService {
   key: string;
   client(key?: string): Client;
   /** A new account with its own key. */
-  account(opts?: { plan?: Partial<Plan>; scopes?: Scope[]; allowedCidrs?: string[] }): { accountId: string; key: string };
+  account(opts?: { plan?: Partial<Plan>; scopes?: Scope[]; allowedCidrs?: string[] }): Promise<{ accountId: string; key: string }>;
   stop(): Promise<void>;
 }
 
@@ -62,10 +62,10 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     dataDir,
     key,
     client,
-    account({ plan, scopes, allowedCidrs } = {}) {
+    async account({ plan, scopes, allowedCidrs } = {}) {
       const store = running.deps.store;
-      const account = store.createAccount({ name: "test", plan });
-      const { secret } = store.createKey({ accountId: account.id, scopes, allowedCidrs });
+      const account = await store.createAccount({ name: "test", plan });
+      const { secret } = await store.createKey({ accountId: account.id, scopes, allowedCidrs });
       return { accountId: account.id, key: secret };
     },
     stop: () => running.stop(),

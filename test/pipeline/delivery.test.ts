@@ -34,8 +34,8 @@ describe("callbacks", () => {
       async fetch(req) {
         const body = await req.text();
         const env = JSON.parse(body);
-        const rec = svc.running.deps.store.getSessionById(env.id)!;
-        const secret = svc.running.deps.store.getAccount(rec.accountId)!.callbackSecret;
+        const rec = (await svc.running.deps.store.getSessionById(env.id))!;
+        const secret = (await svc.running.deps.store.getAccount(rec.accountId))!.callbackSecret;
         received.push({ event: env.event, payload: env.payload, valid: verifyCallbackSignature(secret, req.headers.get(SIGNATURE_HEADER), body) && validateCallbackMessage(env) });
         return new Response("ok");
       },
@@ -74,7 +74,7 @@ describe("recording", () => {
   test("the session's audio is written as FLAC that decodes back to the sent samples", async () => {
     const pcm = toPcm16(spellingSamples(["b"]));
     const { id } = await run(base, pcm);
-    const rec = svc.running.deps.store.getSessionById(id)!;
+    const rec = (await svc.running.deps.store.getSessionById(id))!;
     expect(rec.recordingPath).toBe(path.join(svc.dataDir, "recordings", `${id}.flac`));
     expect(rec.audioDurationS).toBeCloseTo(pcm.length / 32000, 2);
     const out = path.join(tmpdir(), `${id}.raw`);

@@ -54,7 +54,7 @@ describe("real-time pipeline, happy path", () => {
     for (let i = 1; i < finals.length; i++) expect(finals[i].start).toBeGreaterThan(finals[i - 1].end);
     expect(finals[0].start).toBeGreaterThan(0.2);
     // The stored session carries the result.
-    const stored = svc.running.deps.store.getSessionById(id)!;
+    const stored = (await svc.running.deps.store.getSessionById(id))!;
     expect(stored.status).toBe("done");
     expect(stored.connectedAt).not.toBeNull();
     expect((stored.result as { transcription: { full_transcript: string } }).transcription.full_transcript).toBe(TOKENS.join(" "));

@@ -80,26 +80,26 @@ describe("close codes", () => {
     svc.clock.advance(60_001);
     const client = new RawClient(s.url);
     expect((await client.closed).code).toBe(4401);
-    expect(store().getSessionById(s.id)!.status).toBe("error");
+    expect((await store().getSessionById(s.id))!.status).toBe("error");
   });
 
   test("1011 rejected: for an option the model refuses (translation target not served)", async () => {
     const s = await createSession(svc, init);
     // The init was accepted; the options the session runs with ask for a translation the model does not serve.
-    const rec = store().getSessionById(s.id)!;
-    store().updateSession(s.id, { appliedOptions: { ...rec.appliedOptions, realtime_processing: { translation: true, translation_config: { target_languages: ["de"] } } } });
+    const rec = (await store().getSessionById(s.id))!;
+    await store().updateSession(s.id, { appliedOptions: { ...rec.appliedOptions, realtime_processing: { translation: true, translation_config: { target_languages: ["de"] } } } });
     const client = new RawClient(s.url);
     const close = await client.closed;
     expect(close.code).toBe(1011);
     expect(close.reason.startsWith("rejected:")).toBe(true);
-    expect(store().getSessionById(s.id)!.status).toBe("error");
+    expect((await store().getSessionById(s.id))!.status).toBe("error");
   });
 
   test("429 on the socket past the account's concurrent-session limit", async () => {
-    const { accountId, key } = svc.account({ plan: { maxConcurrentSessions: 2 } });
+    const { accountId, key } = await svc.account({ plan: { maxConcurrentSessions: 2 } });
     const a = await createSession(svc, init, key);
     await createSession(svc, init, key);
-    store().updatePlan(accountId, { maxConcurrentSessions: 1 });
+    await store().updatePlan(accountId, { maxConcurrentSessions: 1 });
     const res = await fetch(a.url.replace(/^ws/, "http"), { headers: { upgrade: "websocket", connection: "upgrade", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13" } });
     expect(res.status).toBe(429);
     const body = (await res.json()) as Record<string, unknown>;
@@ -117,11 +117,11 @@ describe("time windows (injectable clock)", () => {
     const close = await client.closed;
     expect(close.code).toBe(1000);
     expect(client.types()).toContain("end_session");
-    expect(store().getSessionById(id)!.status).toBe("done");
+    expect((await store().getSessionById(id))!.status).toBe("done");
   });
 
   test("reaching the plan's maximum duration acts as stop_recording", async () => {
-    const { key } = svc.account({ plan: { maxSessionDurationS: 2 } });
+    const { key } = await svc.account({ plan: { maxSessionDurationS: 2 } });
     const { client } = await connect(init, key);
     for (const c of chunks(toPcm16(spellingSamples(["a", "b"])), 3200)) client.send(c);
     const close = await client.closed;
@@ -146,7 +146,7 @@ describe("time windows (injectable clock)", () => {
     await back.closed;
     svc.clock.advance(60_001);
     await Bun.sleep(1300);
-    expect(store().getSessionById(id)!.status).toBe("done");
+    expect((await store().getSessionById(id))!.status).toBe("done");
     const late = new RawClient(url);
     expect((await late.closed).code).toBe(4401);
   });

@@ -108,7 +108,7 @@ describe("resume", () => {
     expect(c.closes[0]).toBe(1012);
     const second = await startPipelineService({ dataDir, clock: svc.clock, env: { PORT: String(first.running.port) } });
     try {
-      const stored = second.running.deps.store.getSessionById(s.id)!;
+      const stored = (await second.running.deps.store.getSessionById(s.id))!;
       expect(stored.resumeState).not.toBeNull();
       for (const f of frames.slice(half)) c.send(f);
       await c.connect();
@@ -124,7 +124,7 @@ describe("resume", () => {
         expect(Math.abs((f[2] as number) - (reference.finals[i]![2] as number))).toBeLessThan(0.25);
         expect(Math.abs((f[3] as number) - (reference.finals[i]![3] as number))).toBeLessThan(0.25);
       });
-      const record = second.running.deps.store.getSessionById(s.id)!;
+      const record = (await second.running.deps.store.getSessionById(s.id))!;
       expect(record.status).toBe("done");
       // The recording spans the restart: it decodes to exactly the bytes of an uninterrupted stream.
       expect(record.recordingPath).not.toBeNull();

@@ -43,17 +43,17 @@ describe("authentication", () => {
   });
 
   test("403 api_key_scope_denied and ip_not_allowed", async () => {
-    const readOnly = svc.account({ scopes: ["sessions:read"] });
+    const readOnly = await svc.account({ scopes: ["sessions:read"] });
     const r = await create(svc.client(readOnly.key));
     expectErrorBody(r.error, r.response, 403);
     expect((r.error as { error: string }).error).toBe("api_key_scope_denied");
     expect((await sdk.getLiveDefaults({ client: svc.client(readOnly.key) })).response!.status).toBe(200);
 
-    const remote = svc.account({ allowedCidrs: ["10.0.0.0/8"] });
+    const remote = await svc.account({ allowedCidrs: ["10.0.0.0/8"] });
     const ip = await sdk.getLiveDefaults({ client: svc.client(remote.key) });
     expectErrorBody(ip.error, ip.response, 403);
     expect((ip.error as { error: string }).error).toBe("ip_not_allowed");
-    const local = svc.account({ allowedCidrs: ["127.0.0.0/8", "::1/128"] });
+    const local = await svc.account({ allowedCidrs: ["127.0.0.0/8", "::1/128"] });
     expect((await sdk.getLiveDefaults({ client: svc.client(local.key) })).response!.status).toBe(200);
   });
 });
@@ -100,14 +100,14 @@ describe("POST /v2/live", () => {
   });
 
   test("402 insufficient_credits when the account has no credits", async () => {
-    const broke = svc.account({ plan: { creditsSeconds: 0 } });
+    const broke = await svc.account({ plan: { creditsSeconds: 0 } });
     const r = await create(svc.client(broke.key));
     expectErrorBody(r.error, r.response, 402);
     expect((r.error as { error: string }).error).toBe("insufficient_credits");
   });
 
   test("429 at the concurrency limit; an unused URL frees its slot after 60 s", async () => {
-    const acct = svc.account({ plan: { maxConcurrentSessions: 2 } });
+    const acct = await svc.account({ plan: { maxConcurrentSessions: 2 } });
     const c = svc.client(acct.key);
     expect((await create(c)).response!.status).toBe(201);
     svc.clock.advance(30_000);
@@ -132,7 +132,7 @@ describe("reading and deleting sessions", () => {
     expect(got.data!.custom_metadata).toEqual({ user: "alice" });
     expect(got.data!.request_params).toMatchObject(trantoria);
 
-    const other = svc.account();
+    const other = await svc.account();
     const theirs = await sdk.getLiveSession({ client: svc.client(other.key), path: { id: mine.data!.id } });
     expectErrorBody(theirs.error, theirs.response, 404);
     const unknown = await sdk.getLiveSession({ client: svc.client(), path: { id: "00000000-0000-4000-8000-000000000000" } });
@@ -142,7 +142,7 @@ describe("reading and deleting sessions", () => {
   });
 
   test("DELETE: 403 while running, 202 once ended, then 404; the recording goes too", async () => {
-    const acct = svc.account();
+    const acct = await svc.account();
     const c = svc.client(acct.key);
     const s = await create(c);
     const id = s.data!.id;
@@ -162,7 +162,7 @@ describe("reading and deleting sessions", () => {
   });
 
   test("a URL that expired unused ends the session (error) and it can be deleted", async () => {
-    const acct = svc.account();
+    const acct = await svc.account();
     const c = svc.client(acct.key);
     const s = await create(c);
     svc.clock.advance(60_000);
@@ -174,7 +174,7 @@ describe("reading and deleting sessions", () => {
 
 describe("GET /v2/live", () => {
   test("pages through 250 sessions via next with no duplicate and no gap while sessions are inserted", async () => {
-    const acct = svc.account({ plan: { maxConcurrentSessions: 10_000 } });
+    const acct = await svc.account({ plan: { maxConcurrentSessions: 10_000 } });
     const c = svc.client(acct.key);
     const created: string[] = [];
     for (let i = 0; i < 250; i++) {
@@ -219,7 +219,7 @@ describe("GET /v2/live", () => {
   });
 
   test("filters: status (repeated), date, after_date, before_date, custom_metadata in both forms; only own sessions", async () => {
-    const acct = svc.account({ plan: { maxConcurrentSessions: 100 } });
+    const acct = await svc.account({ plan: { maxConcurrentSessions: 100 } });
     const c = svc.client(acct.key);
     const store = svc.running.deps.store;
     svc.clock.set(Date.parse("2026-04-10T08:00:00Z"));
@@ -230,7 +230,7 @@ describe("GET /v2/live", () => {
     const d = (await create(c, { ...trantoria, custom_metadata: { user: "alice", tier: 3 } })).data!.id;
     store.updateSession(a, { status: "done", endedAt: svc.clock.now() });
     store.updateSession(b, { status: "error", endedAt: svc.clock.now() });
-    svc.account(); // another account's sessions never show
+    await svc.account(); // another account's sessions never show
 
     const ids = async (query: Record<string, unknown>) => {
       const r = await sdk.listLiveSessions({ client: c, query: query as never });
@@ -253,7 +253,7 @@ describe("GET /v2/live", () => {
 
 describe("GET /v2/live/{id}/file", () => {
   test("200 whole FLAC, 206 with a correct Content-Range, 404 when the account does not record or the file is gone", async () => {
-    const acct = svc.account();
+    const acct = await svc.account();
     const c = svc.client(acct.key);
     const id = (await create(c)).data!.id;
     const missing = await sdk.getLiveSessionRecording({ client: c, path: { id }, parseAs: "blob" });
@@ -277,7 +277,7 @@ describe("GET /v2/live/{id}/file", () => {
       expect(new Uint8Array(await part.arrayBuffer())).toEqual(bytes.slice(start, end + 1));
     }
 
-    const norec = svc.account({ plan: { recordAudio: false } });
+    const norec = await svc.account({ plan: { recordAudio: false } });
     const nid = (await create(svc.client(norec.key))).data!.id;
     const r = await sdk.getLiveSessionRecording({ client: svc.client(norec.key), path: { id: nid } });
     expectErrorBody(r.error, r.response, 404);

@@ -77,7 +77,7 @@ export const createLiveSession: Handler = async ({ request, info, principal, dep
     audioDurationS: null,
     resumeState: null,
   };
-  const outcome = deps.store.createSession(record, account.plan.maxConcurrentSessions, now, URL_TTL_MS);
+  const outcome = await deps.store.createSession(record, account.plan.maxConcurrentSessions, now, URL_TTL_MS);
   if (!outcome.ok) {
     throw new ApiError(429, `the account already has its maximum of ${account.plan.maxConcurrentSessions} open sessions`, "concurrency_limit");
   }

@@ -22,6 +22,6 @@ export const getLiveCapabilities: Handler = async ({ deps }) => {
 
 export const storeLlmCallback: Handler = async ({ request, principal, deps }) => {
   const body = await readJsonBody(request, "LlmCallbackRequest");
-  deps.store.storeLlmCallback(principal.account.id, body, deps.clock.now());
+  await deps.store.storeLlmCallback(principal.account.id, body, deps.clock.now());
   return new Response(null, { status: 204 });
 };

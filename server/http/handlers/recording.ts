@@ -25,7 +25,7 @@ export function parseRange(header: string | null, size: number): { start: number
 }
 
 export const getLiveSessionRecording: Handler = async (ctx) => {
-  const session = ownSession(ctx);
+  const session = await ownSession(ctx);
   if (!session.recordAudio) throw notFound("this account does not record audio");
   if (!session.recordingPath) throw notFound("no recording for this session (yet)");
   const size = await stat(session.recordingPath).then((s) => s.size, () => -1);

@@ -13,9 +13,9 @@ import { parseQuery } from "../params.ts";
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The caller's session, its URL expiry settled; 404 for an unknown id or another account's. */
-export function ownSession(ctx: HandlerContext): SessionRecord {
+export async function ownSession(ctx: HandlerContext): Promise<SessionRecord> {
   const id = ctx.params.id ?? "";
-  const found = uuid.test(id) ? ctx.deps.store.getSession(ctx.principal.account.id, id.toLowerCase()) : null;
+  const found = uuid.test(id) ? await ctx.deps.store.getSession(ctx.principal.account.id, id.toLowerCase()) : null;
   if (!found) throw notFound();
   return settleExpiry(ctx.deps.store, found, ctx.deps.clock.now());
 }
@@ -51,15 +51,15 @@ function listQuery(values: Record<string, unknown>): { query: SessionListQuery; 
   return { query, errors };
 }
 
-export const listLiveSessions: Handler = (ctx) => {
+export const listLiveSessions: Handler = async (ctx) => {
   const { values, errors } = parseQuery(ctx.op, ctx.info.url.searchParams);
   const parsed = listQuery(values);
   if (errors.length || parsed.errors.length) throw badRequest([...errors, ...parsed.errors]);
   const { store, clock, config } = ctx.deps;
   const now = clock.now();
-  const records = store.listSessions(ctx.principal.account.id, { ...parsed.query, limit: parsed.query.limit + 1 });
+  const records = await store.listSessions(ctx.principal.account.id, { ...parsed.query, limit: parsed.query.limit + 1 });
   const hasMore = records.length > parsed.query.limit;
-  const page = records.slice(0, parsed.query.limit).map((r) => settleExpiry(store, r, now));
+  const page = await Promise.all(records.slice(0, parsed.query.limit).map((r) => settleExpiry(store, r, now)));
 
   const publicUrl = (params: URLSearchParams) => {
     const qs = params.toString();
@@ -84,12 +84,12 @@ export const listLiveSessions: Handler = (ctx) => {
   return json(body);
 };
 
-export const getLiveSession: Handler = (ctx) => json(presentSession(ownSession(ctx)));
+export const getLiveSession: Handler = async (ctx) => json(presentSession(await ownSession(ctx)));
 
 export const deleteLiveSession: Handler = async (ctx) => {
-  const session = ownSession(ctx);
+  const session = await ownSession(ctx);
   if (isRunning(session.status)) throw new ApiError(403, "the session is still running; end it before deleting it", "session_running");
-  ctx.deps.store.deleteSession(session.id);
+  await ctx.deps.store.deleteSession(session.id);
   if (session.recordingPath) await rm(session.recordingPath, { force: true });
   ctx.deps.log.info("session deleted", { request_id: ctx.info.requestId, session_id: session.id });
   return new Response(null, { status: 202 });
