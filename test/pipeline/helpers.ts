@@ -244,11 +244,13 @@ export class ResumingClient {
   private ended: Promise<void> | null = null;
   private resolveEnded!: () => void;
 
-  constructor(readonly url: string) {
+  constructor(public url: string) {
     this.ended = new Promise((r) => (this.resolveEnded = r));
   }
 
-  async connect(): Promise<void> {
+  /** Connects (again) to the session's URL, or to `url` from now on (e.g. another gateway's), and resends what is unacknowledged. */
+  async connect(url: string = this.url): Promise<void> {
+    this.url = url;
     const ws = new WebSocket(this.url);
     ws.binaryType = "arraybuffer";
     this.ws = ws;
