@@ -35,6 +35,9 @@ export interface SessionSink {
   close(code: number, reason: string): void;
 }
 
+/** How long a final transcription waits for inference capacity before its utterance is reported failed. */
+const FINAL_CAPACITY_WAIT_MS = 120_000;
+
 export interface LiveSessionDeps {
   store: Store;
   clock: Clock;
@@ -420,13 +423,20 @@ export class LiveSession {
     });
   }
 
+  /**
+   * A final of an admitted session waits for inference capacity (a backlog is not a reason to drop an
+   * utterance: admission refuses new sessions instead); only after FINAL_CAPACITY_WAIT_MS, or on any
+   * other failure, is the utterance reported failed with an `error` message.
+   */
   private async transcribeWithRetry(key: string, seq: number, audio: Float32Array): Promise<TranscribeResult | null> {
+    const deadline = Date.now() + FINAL_CAPACITY_WAIT_MS;
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.transcribe(key, seq, audio, false);
       } catch (e) {
-        if (e instanceof NoCapacityError && attempt < 5) {
-          await Bun.sleep(100 * 2 ** attempt);
+        if (e instanceof NoCapacityError && Date.now() < deadline) {
+          if (attempt === 5) this.log.warn("inference backlog: a final transcription is waiting for capacity", { utterance: key });
+          await Bun.sleep(Math.min(1000, 50 * 2 ** attempt));
           continue;
         }
         this.log.error("transcription failed", { utterance: key, err: e });

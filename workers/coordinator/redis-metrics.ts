@@ -30,6 +30,8 @@ export interface CoordinatorMetrics {
   resent: number;
   /** Results this gateway ignored because the job was already answered. */
   duplicateResults: number;
+  /** Jobs this gateway could not queue because the model's queue was full (callers may retry). */
+  refused: number;
   models: ModelQueueMetrics[];
 }
 
@@ -53,6 +55,7 @@ export function renderPrometheus(m: CoordinatorMetrics, namespace = "stt"): stri
   scalar("inference_dead_lettered_total", "counter", "Jobs moved to the dead-letter stream.", m.deadLettered);
   scalar("inference_resent_total", "counter", "Jobs re-sent after Redis lost them.", m.resent);
   scalar("inference_duplicate_results_total", "counter", "Duplicate results ignored.", m.duplicateResults);
+  scalar("inference_refused_total", "counter", "Jobs refused because the model's queue was full.", m.refused);
   perModel("inference_queue_depth", "Jobs queued or running per model.", (q) => q.depth);
   perModel("inference_queue_waiting", "Jobs not yet taken by a worker per model.", (q) => q.waiting);
   perModel("inference_in_flight", "Jobs running on workers per model.", (q) => q.inFlight);

@@ -125,7 +125,7 @@ export class RedisCoordinator implements InferenceCoordinator {
   private runId = "";
   private closed = false;
   private readLoopDone?: Promise<void>;
-  private counters = { resent: 0, duplicateResults: 0 };
+  private counters = { resent: 0, duplicateResults: 0, refused: 0 };
   private client!: RedisClient;
   private reader!: RedisClient;
   private registry!: WorkerRegistry;
@@ -213,6 +213,7 @@ export class RedisCoordinator implements InferenceCoordinator {
       deadLettered,
       resent: this.counters.resent,
       duplicateResults: this.counters.duplicateResults,
+      refused: this.counters.refused,
       models: perModel,
     };
   }
@@ -282,6 +283,7 @@ export class RedisCoordinator implements InferenceCoordinator {
         this.outageWaitMs,
         () => new NoCapacityError(`inference queue unreachable: Redis did not answer within ${this.outageWaitMs} ms`),
       );
+      if (!ok) this.counters.refused++;
       if (!ok) throw new NoCapacityError(`no free inference capacity for model ${job.model}: ${value} jobs queued or running (limit ${limit})`);
       p.entryId = String(value);
       p.submitted = true;

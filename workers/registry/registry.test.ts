@@ -61,15 +61,17 @@ describe("Prometheus rendering", () => {
       deadLettered: 4,
       resent: 5,
       duplicateResults: 6,
+      refused: 9,
       models: [{ model: "trantoria-1", depth: 7, waiting: 5, inFlight: 2, oldestAgeMs: 1500, workers: 2, capacity: 4, free: 2 }],
     });
     const lines = text.trim().split("\n");
     expect(lines).toContain('stt_inference_dead_lettered_total{gateway="g\\"1"} 4');
     expect(lines).toContain('stt_inference_queue_depth{gateway="g\\"1",model="trantoria-1"} 7');
     expect(lines).toContain('stt_inference_oldest_job_age_seconds{gateway="g\\"1",model="trantoria-1"} 1.5');
+    expect(lines).toContain('stt_inference_refused_total{gateway="g\\"1"} 9');
     const samples = lines.filter((l) => !l.startsWith("#"));
-    expect(samples).toHaveLength(12);
+    expect(samples).toHaveLength(13);
     for (const s of samples) expect(s).toMatch(/^stt_[a-z_]+\{[^}]*\} -?\d+(\.\d+)?$/);
-    expect(lines.filter((l) => l.startsWith("# TYPE"))).toHaveLength(12);
+    expect(lines.filter((l) => l.startsWith("# TYPE"))).toHaveLength(13);
   });
 });

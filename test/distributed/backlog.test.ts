@@ -1,0 +1,56 @@
+/**
+ * An inference backlog never costs an admitted session an utterance. One slow worker (each job held
+ * 400 ms, one at a time) behind a gateway running in distributed mode: eight sessions sending all
+ * their audio at once queue about twice the worker's slot plus the queue bound (17), so jobs are
+ * refused for several seconds (the gateway's refusal counter says so); every final still arrives, in
+ * order, with no `error`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestService, type TestService } from "../helpers/server.ts";
+import { chunks, createSession, finalTexts, RawClient, spellingSamples, toPcm16 } from "../pipeline/helpers.ts";
+import { startRedis, uniquePrefix, type TestRedis } from "./redis.ts";
+import { spawnWorker, type WorkerProcess } from "./workers.ts";
+
+const TOKENS = ["a", "b", "c", "zero"];
+const init = { model: "trantoria-1", language_config: { languages: ["en"] } };
+const prefix = uniquePrefix("backlog");
+let redis: TestRedis;
+let worker: WorkerProcess;
+let svc: TestService;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  worker = await spawnWorker({ redisUrl: redis.url, prefix, id: "slow", concurrency: 1, env: { WORKER_JOB_DELAY_MS: "400" } });
+  svc = await startTestService({ env: { REDIS_URL: redis.url, REDIS_PREFIX: prefix } });
+}, 60_000);
+
+afterAll(async () => {
+  await svc?.stop();
+  await worker?.kill("SIGKILL");
+  await redis?.stop();
+});
+
+describe("inference backlog", () => {
+  test("eight sessions at once on one slow worker: capacity is refused for seconds, every final arrives", async () => {
+    const pcm = toPcm16(spellingSamples(TOKENS));
+    const clients = await Promise.all(
+      [0, 1, 2, 3, 4, 5, 6, 7].map(async () => {
+        const { url } = await createSession(svc, init);
+        const c = new RawClient(url);
+        await c.opened;
+        for (const f of chunks(pcm, 32000)) c.send(f);
+        c.stop();
+        return c;
+      }),
+    );
+    const closes = await Promise.all(clients.map((c) => c.closed));
+    const metrics = await (await fetch(`${svc.running.url}/metrics`)).text();
+    const refused = Number(/^stt_inference_refused_total\{[^}]*\} (\d+)$/m.exec(metrics)?.[1]);
+    expect(refused).toBeGreaterThan(0);
+    for (const [i, c] of clients.entries()) {
+      expect(closes[i]!.code).toBe(1000);
+      expect(c.messages.filter((m) => m.type === "error")).toEqual([]);
+      expect(finalTexts(c.messages)).toEqual(TOKENS);
+    }
+  }, 120_000);
+});
