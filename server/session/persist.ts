@@ -5,6 +5,7 @@
  * lives: SQLite embedded, Redis when gateways share one.
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
+import type { ServerMessage } from "./messages.ts";
 
 export interface PersistedSession {
   version: 1;
@@ -30,6 +31,10 @@ export interface PersistedSession {
   /** Per channel: end (s) of the last final utterance. */
   lastFinalEnd: number[];
   transcriptionTimeS: number;
+  /** Messages produced while no socket was attached, to send on reconnect (in order). */
+  held?: ServerMessage[];
+  /** Finals sent whose audio the client has not confirmed: sent again on reconnect (not in `held`). */
+  unconfirmed?: ServerMessage[];
 }
 
 /** JSON stored in `resumeState`. */

@@ -168,6 +168,9 @@ export class LiveSession {
     session.transcriptionTimeS = restored.transcriptionTimeS;
     session.lastFinalEnd = restored.lastFinalEnd;
     session.suppressBefore = restored.suppressBefore;
+    // What the client may not have received from the previous holder: sent on the first attach.
+    session.held.push(...(restored.held ?? []));
+    session.unconfirmedFinals.push(...(restored.unconfirmed ?? []));
     const replay = restored.tail.subarray(restored.replayFrom - base);
     session.enqueue(() => session.process(replay));
     return session;
@@ -298,6 +301,8 @@ export class LiveSession {
       indexBase: this.nextIndex.map((n, c) => Math.max(n, this.indexBase[c]!)),
       lastFinalEnd: this.lastFinalEnd,
       transcriptionTimeS: this.transcriptionTimeS,
+      held: this.held,
+      unconfirmed: this.unconfirmedFinals.filter((m) => !this.held.includes(m)),
     };
   }
 

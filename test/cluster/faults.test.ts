@@ -5,6 +5,8 @@
  *   - a worker killed (SIGKILL) mid-job: the other worker takes the job over;
  *   - the gateway holding a session stopped (SIGTERM) mid-stream: the client gets 1012, reconnects
  *     to the other gateway with the same URL token and resends its unacknowledged audio;
+ *   - a client that dropped its connection reconnects to another gateway while the holder lives: the
+ *     holder hands the session over;
  *   - Redis gone for 5 s mid-stream (killed and restarted on its port; frozen and thawed).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -201,6 +203,25 @@ describe("faults", () => {
 
     await cluster.addGateway();
   }, 120_000);
+
+  test("a dropped client reconnecting to another gateway: the holder hands the session over; same result", async () => {
+    const [holder, other] = cluster.gateways as [GatewayProcess, GatewayProcess];
+    const s = await createOn(holder);
+    const c = new ResumingClient(s.url);
+    await c.connect();
+    for (const f of frames.slice(0, half)) c.send(f);
+    await eventually(() => acked(c) && c.messages.some((m) => m.type === "transcript" && m.data.is_final), 30_000, "an acknowledgment and a final");
+    await c.drop();
+    // Audio produced while away is kept with what was not acknowledged, then resent on the other gateway.
+    for (const f of frames.slice(half)) c.send(f);
+    await within(c.connect(onGateway(s.url, other)), 30_000, "reconnecting to the other gateway");
+    c.stop();
+    expect(await finish(c, 60_000)).toBe(0);
+    expect(c.closes).toEqual([4000, 1000]);
+    expectSameAs(outcome(c.messages), true);
+    await expectStoredDone(s.id);
+    expect(holder.alive()).toBe(true);
+  }, 90_000);
 
   for (const kind of ["killed and restarted with its data", "frozen (SIGSTOP)"] as const) {
     // Outages need a test-owned redis-server (not an external REDIS_URL).
