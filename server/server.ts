@@ -106,6 +106,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const sweeper = setInterval(() => {
     sweepExpired(store, deps.clock.now()).catch((e) => log.error("expiry sweep failed", { error: e }));
   }, 5_000);
+  const abandonedSweeper = setInterval(() => {
+    gateway.sweepAbandoned().catch((e) => log.error("abandoned-session sweep failed", { error: e }));
+  }, 30_000);
 
   log.info("listening", { url: config.publicUrl, port, cluster: config.cluster, mode: redisUrl ? "distributed" : "embedded", gateway: directory.gatewayId, models_dir: config.modelsDir });
 
@@ -120,6 +123,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       if (stopped) return;
       stopped = true;
       clearInterval(sweeper);
+      clearInterval(abandonedSweeper);
       await gateway.shutdown();
       server.stop(true);
       if (!opts.directory) await directory.close();

@@ -44,6 +44,12 @@ export interface LiveGateway extends Gateway<SocketData> {
   tick(): void;
   /** The live session of an id, if this process holds it. */
   session(id: string): LiveSession | undefined;
+  /**
+   * Ends running sessions nobody holds whose client did not come back within the resume window (a
+   * gateway stopped or died under them): they end as if their client had gone away, with the audio
+   * received transcribed and stored. Returns how many it ended. Runs periodically from the server.
+   */
+  sweepAbandoned(): Promise<number>;
 }
 
 const vadCache = new Map<string, Promise<SileroVad>>();
@@ -262,6 +268,31 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
     for (const frame of conn.early.splice(0)) onFrame(conn, frame);
   }
 
+  async function sweepAbandoned(): Promise<number> {
+    let ended = 0;
+    for (const r of await deps.store.runningSessions()) {
+      if (shuttingDown) break;
+      if (sessions.has(r.id) || opening.has(r.id) || r.connectedAt === null) continue;
+      if (deps.clock.now() - r.updatedAt <= RESUME_WINDOW_MS) continue;
+      if ((await deps.directory.claim(r.id)) !== null) continue; // live on another gateway
+      const p = start(r.id).catch((e): "gone" => {
+        deps.log.error("abandoned session could not be ended", { session_id: r.id, err: e });
+        return "gone";
+      });
+      opening.set(r.id, p);
+      const s = await p.finally(() => opening.delete(r.id));
+      if (s === "gone") {
+        await deps.directory.release(r.id);
+        continue;
+      }
+      deps.log.info("ending an abandoned session", { session_id: r.id });
+      s.stop("disconnected");
+      await s.ended();
+      ended++;
+    }
+    return ended;
+  }
+
   function onFrame(conn: Connection, frame: string | Buffer): void {
     const session = conn.session!;
     const parsed = parseFrame(frame, maxFrame);
@@ -341,5 +372,6 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
     activeSessions: () => sessions.size,
     tick,
     session: (id) => sessions.get(id),
+    sweepAbandoned,
   };
 }

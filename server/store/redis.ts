@@ -481,6 +481,19 @@ export class RedisStore implements Store {
     return toSession(flatToHash(await this.script(FOLLOW_INDEX, [this.k(seg.token, tokenHash)], [this.k(seg.session)])));
   }
 
+  async runningSessions(): Promise<SessionRecord[]> {
+    const out: SessionRecord[] = [];
+    for (const accountId of await this.client.zRange(this.k(seg.accounts), 0, -1)) {
+      // Connected or processing sessions are the open ones scored +inf.
+      const ids = await this.client.zRange(this.k(seg.accountOpen, accountId), "+inf", "+inf", { BY: "SCORE" });
+      for (const id of ids) {
+        const s = await this.getSessionById(id);
+        if (s && (s.status === "processing" || (s.status === "queued" && s.connectedAt !== null))) out.push(s);
+      }
+    }
+    return out;
+  }
+
   async listSessions(accountId: string, q: SessionListQuery): Promise<SessionRecord[]> {
     // SQLite: a negative LIMIT means none, a negative OFFSET counts as 0.
     const limit = q.limit < 0 ? Infinity : q.limit;

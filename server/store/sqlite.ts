@@ -247,6 +247,10 @@ export class SqliteStore implements Store {
   }
 
 
+  async runningSessions(): Promise<SessionRecord[]> {
+    return (this.db.query("SELECT * FROM sessions WHERE status = 'processing' OR (status = 'queued' AND connected_at IS NOT NULL)").all() as Row[]).map(rowToSession);
+  }
+
   async listSessions(accountId: string, q: SessionListQuery): Promise<SessionRecord[]> {
     const where: string[] = ["account_id = ?"];
     const args: (string | number)[] = [accountId];

@@ -123,6 +123,8 @@ export interface Store {
   getSessionById(id: string): Promise<SessionRecord | null>;
   getSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null>;
   listSessions(accountId: string, q: SessionListQuery): Promise<SessionRecord[]>;
+  /** Sessions connected and not ended (processing, or queued once connected), of every account. */
+  runningSessions(): Promise<SessionRecord[]>;
   /**
    * Applies a patch. Patches of one process are applied in the order they were issued, even when the
    * caller does not await them (the audio path never waits for storage).

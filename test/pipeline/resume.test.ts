@@ -137,4 +137,43 @@ describe("resume", () => {
       await second.stop();
     }
   }, 30_000);
+
+  test("a session whose client never returns after a restart is ended by the sweep once the resume window passed", async () => {
+    const dataDir = svc.dataDir;
+    const clock = svc.clock;
+    const first = await startPipelineService({ dataDir, clock });
+    const s = await createSession(first, init);
+    const c = new ResumingClient(s.url);
+    await c.connect();
+    const half = Math.floor(frames.length / 2);
+    const sent = frames.slice(0, half);
+    for (const f of sent) c.send(f);
+    await until(() => c.messages.some((m) => m.type === "transcript" && m.data.is_final));
+    await first.stop();
+    const second = await startPipelineService({ dataDir, clock, env: { PORT: String(first.running.port) } });
+    try {
+      // Inside the resume window the session is left alone: its client may still come back.
+      expect(await second.running.gateway.sweepAbandoned()).toBe(0);
+      expect((await second.running.deps.store.getSessionById(s.id))!.status).toBe("processing");
+      clock.advance(61_000);
+      expect(await second.running.gateway.sweepAbandoned()).toBe(1);
+      const record = (await second.running.deps.store.getSessionById(s.id))!;
+      expect(record.status).toBe("done");
+      expect(record.resumeState).toBeNull();
+      // Every byte received before the restart is transcribed and counted.
+      const bytes = sent.reduce((n, f) => n + f.length, 0);
+      expect(record.audioDurationS).toBeCloseTo(bytes / 32000, 2);
+      const texts = (record.result as { transcription: { utterances: { text: string }[] } }).transcription.utterances.map((u) => u.text);
+      expect(texts.length).toBeGreaterThan(0);
+      expect(TOKENS.slice(0, texts.length)).toEqual(texts);
+      expect(existsSync(record.recordingPath!)).toBe(true);
+      // The client that comes back too late is refused.
+      await c.connect();
+      await c.done;
+      expect(c.closes.at(-1)).toBe(4401);
+      expect(await second.running.gateway.sweepAbandoned()).toBe(0);
+    } finally {
+      await second.stop();
+    }
+  }, 30_000);
 });

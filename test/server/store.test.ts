@@ -403,6 +403,25 @@ for (const backend of backends) {
       expect(await at(t0 + 10 * ttl)).toEqual([oldB.id]);
     });
 
+    it("runningSessions: connected and not ended, across accounts", async (s) => {
+      const a = await s.createAccount({ name: "a" });
+      const b = await s.createAccount({ name: "b" });
+      const t0 = 20_000_000;
+      const unused = session(a.id, t0);
+      const connected = session(a.id, t0, { connectedAt: t0 + 1 });
+      const processing = session(b.id, t0, { status: "processing", connectedAt: t0 + 2 });
+      const done = session(b.id, t0, { status: "processing", connectedAt: t0 + 3 });
+      for (const r of [unused, connected, processing, done]) await s.createSession(r, 100, t0, 60_000);
+      await s.updateSession(done.id, { status: "done", endedAt: t0 + 10 });
+      await s.updateSession(unused.id, { updatedAt: t0 + 5 });
+      expect(ids(await s.runningSessions()).sort()).toEqual([connected.id, processing.id].sort());
+      await s.updateSession(connected.id, { status: "processing" });
+      await s.updateSession(processing.id, { status: "error", endedAt: t0 + 20 });
+      const rows = await s.runningSessions();
+      expect(ids(rows)).toEqual([connected.id]);
+      expect(rows[0]).toEqual((await s.getSessionById(connected.id))!);
+    });
+
     // ── listing ───────────────────────────────────────────────────────────────────────────────
 
     it("list: newest first, cursor, filters on status, dates and custom_metadata", async (s) => {
