@@ -2,9 +2,12 @@
  * Distributed mode end to end with real processes: two gateways (`bun server/main.ts`) and two
  * workers (`bun workers/main.ts`) on one Redis. Twenty concurrent sessions, created on one gateway
  * and streamed on the same or the other one, come out exactly as the same audio does in embedded
- * mode; every session is visible, done, from both gateways; inference ran on both workers.
+ * mode; every session is visible, done, from both gateways; the conformance suite passes against a
+ * gateway of the cluster; inference ran on both workers.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { formatReport } from "../../conformance/report.ts";
+import { runSuite } from "../../conformance/run.ts";
 import { validateLiveSession, validateLiveSessionInitResponse } from "../../generated/validators.ts";
 import { chunks, createSession, outcome, ResumingClient, spellingSamples, startPipelineService, toPcm16 } from "../pipeline/helpers.ts";
 import { completedJobs, getSession, onGateway, postSession, startCluster, type Cluster, type GatewayProcess } from "./harness.ts";
@@ -95,6 +98,28 @@ describe("two gateways, two workers, one Redis", () => {
       expect(b.body).toEqual(a.body);
     }
   }, 100_000);
+
+  test("the conformance suite passes against a gateway of the cluster (Redis store, remote workers)", async () => {
+    const admin = cluster.admin();
+    const account = await admin.accountsCreate.mutate({ name: "conformance", plan: { maxConcurrentSessions: 100_000 } });
+    const all = await admin.keysCreate.mutate({ accountId: account.id });
+    const unscoped = await admin.keysCreate.mutate({ accountId: account.id, scopes: [] });
+    const report = await runSuite({
+      target: { baseUrl: cluster.gateways[1]!.url, key: all.key, unscopedKey: unscoped.key },
+      seed: 20261121,
+      httpRuns: 600,
+      wsRuns: 30,
+    });
+    if (report.failures.length) console.log(formatReport(report));
+    expect(report.failures.map((f) => `${f.property}: ${f.violations.map((v) => v.check).join(",")}`)).toEqual([]);
+    expect(report.areas.http.cases).toBeGreaterThanOrEqual(550);
+    expect(report.areas.ws.cases).toBeGreaterThanOrEqual(30);
+    expect(report.statuses.createLiveSession?.[201] ?? 0).toBeGreaterThan(0);
+    expect(report.statuses.listLiveSessions?.[200] ?? 0).toBeGreaterThan(0);
+    expect(report.closeCodes[1000] ?? 0).toBeGreaterThan(10);
+    expect(report.properties.find((p) => p.area === "stateful")?.ok).toBe(true);
+    expect(report.areas.callback.cases).toBeGreaterThan(0);
+  }, 120_000);
 
   test("inference ran on both workers", async () => {
     // A clean stop prints what each worker did.
