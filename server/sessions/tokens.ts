@@ -1,6 +1,6 @@
 /** Single-session WebSocket tokens: random, unguessable, stored only as a hash. */
 import { randomBytes } from "node:crypto";
-import { hashSecret } from "../store/sqlite.ts";
+import { hashSecret } from "../store/records.ts";
 
 export function newSessionToken(): { token: string; hash: string } {
   const token = randomBytes(32).toString("base64url");

@@ -38,14 +38,12 @@
  * offline queue) and is applied after reconnection; it fails only on a command error or once the
  * store is closed.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { DEFAULT_PREFIX, RedisKeys } from "../../workers/distributed/keys.ts";
 import { connectRedis, dropClient, isReplyError, sleep, type RedisClient } from "../../workers/distributed/redis-client.ts";
 import { hasRecordFilters, matchesListFilters } from "./list-filter.ts";
-import { hashSecret, newApiKey } from "./sqlite.ts";
+import { hashSecret, newAccount, newKey } from "./records.ts";
 import {
-  allScopes,
-  defaultPlan,
   type Account,
   type ApiKeyRecord,
   type CreateSessionOutcome,
@@ -358,13 +356,7 @@ export class RedisStore implements Store {
   // ── accounts ──────────────────────────────────────────────────────────────────────────────────
 
   async createAccount(input: { name: string; plan?: Partial<Plan>; id?: string }): Promise<Account> {
-    const account: Account = {
-      id: input.id ?? randomUUID(),
-      name: input.name,
-      createdAt: Date.now(),
-      plan: { ...defaultPlan, ...input.plan },
-      callbackSecret: randomBytes(32).toString("hex"),
-    };
+    const account = newAccount(input);
     const pairs = ["id", enc(account.id), "name", enc(account.name), "createdAt", enc(account.createdAt), "callbackSecret", enc(account.callbackSecret)];
     pairs.push(...planPairs(account.plan).set);
     const created = await this.script(CREATE_ACCOUNT, [this.k(seg.account, account.id), this.k(seg.accounts)], [String(account.createdAt), account.id, ...pairs]);
@@ -397,18 +389,7 @@ export class RedisStore implements Store {
   // ── keys ──────────────────────────────────────────────────────────────────────────────────────
 
   async createKey(input: { accountId: string; name?: string; scopes?: Scope[]; allowedCidrs?: string[]; secret?: string }): Promise<{ record: ApiKeyRecord; secret: string }> {
-    const secret = input.secret ?? newApiKey();
-    const record: ApiKeyRecord = {
-      id: randomUUID(),
-      accountId: input.accountId,
-      name: input.name ?? "default",
-      prefix: secret.slice(0, 8),
-      hash: hashSecret(secret),
-      scopes: input.scopes ? [...input.scopes] : [...allScopes],
-      allowedCidrs: input.allowedCidrs ?? [],
-      createdAt: Date.now(),
-      revokedAt: null,
-    };
+    const { record, secret } = newKey(input);
     const pairs = keyFields.flatMap((f) => [f, enc(record[f])]);
     const outcome = await this.script(
       CREATE_KEY,

@@ -1,12 +1,11 @@
 /** Embedded store on bun:sqlite (WAL) with numbered migrations. */
 import { Database } from "bun:sqlite";
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { migrations } from "./migrations.ts";
+import { hashSecret, newAccount, newKey } from "./records.ts";
 import {
-  allScopes,
-  defaultPlan,
   type Account,
   type ApiKeyRecord,
   type CreateSessionOutcome,
@@ -17,14 +16,6 @@ import {
   type Store,
 } from "./types.ts";
 
-export function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
-}
-
-/** A new API key: a recognisable prefix and 32 random bytes. */
-export function newApiKey(): string {
-  return "stt_" + randomBytes(24).toString("base64url");
-}
 
 type Row = Record<string, any>;
 
@@ -123,13 +114,7 @@ export class SqliteStore implements Store {
   }
 
   async createAccount(input: { name: string; plan?: Partial<Plan>; id?: string }): Promise<Account> {
-    const account: Account = {
-      id: input.id ?? randomUUID(),
-      name: input.name,
-      createdAt: Date.now(),
-      plan: { ...defaultPlan, ...input.plan },
-      callbackSecret: randomBytes(32).toString("hex"),
-    };
+    const account = newAccount(input);
     this.db
       .query("INSERT INTO accounts (id, name, created_at, plan, callback_secret) VALUES (?, ?, ?, ?, ?)")
       .run(account.id, account.name, account.createdAt, JSON.stringify(account.plan), account.callbackSecret);
@@ -167,18 +152,7 @@ export class SqliteStore implements Store {
   }
 
   async createKey(input: { accountId: string; name?: string; scopes?: Scope[]; allowedCidrs?: string[]; secret?: string }): Promise<{ record: ApiKeyRecord; secret: string }> {
-    const secret = input.secret ?? newApiKey();
-    const record: ApiKeyRecord = {
-      id: randomUUID(),
-      accountId: input.accountId,
-      name: input.name ?? "default",
-      prefix: secret.slice(0, 8),
-      hash: hashSecret(secret),
-      scopes: input.scopes ? [...input.scopes] : [...allScopes],
-      allowedCidrs: input.allowedCidrs ?? [],
-      createdAt: Date.now(),
-      revokedAt: null,
-    };
+    const { record, secret } = newKey(input);
     this.db
       .query("INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, allowed_cidrs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
       .run(record.id, record.accountId, record.name, record.prefix, record.hash, JSON.stringify(record.scopes), JSON.stringify(record.allowedCidrs), record.createdAt);

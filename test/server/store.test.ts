@@ -9,7 +9,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { compareListOrder, matchesListQuery } from "../../server/store/list-filter.ts";
 import { RedisStore } from "../../server/store/redis.ts";
-import { SqliteStore, hashSecret } from "../../server/store/sqlite.ts";
+import { hashSecret } from "../../server/store/records.ts";
+import { SqliteStore } from "../../server/store/sqlite.ts";
+import { mulberry32 as prng } from "../../workers/util/prng.ts";
 import { allScopes, defaultPlan, type SessionListQuery, type SessionRecord, type SessionStatus, type Store } from "../../server/store/types.ts";
 import { connectRedis, dropClient, type RedisClient } from "../../workers/distributed/redis-client.ts";
 import { startRedis, uniquePrefix, type TestRedis } from "../distributed/redis.ts";
@@ -41,17 +43,6 @@ function session(accountId: string, createdAt: number, extra: Partial<SessionRec
   };
 }
 
-/** Deterministic PRNG for the generated listings. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let redis: TestRedis;
 const prefixes: string[] = [];
