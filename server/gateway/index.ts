@@ -174,15 +174,18 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
     return record;
   }
 
-  /** Gets the live session of a record: held, handed over by another gateway, restored, or new. */
-  function obtain(record: SessionRecord): Promise<Obtained> {
+  /**
+   * Gets the live session of a record: held, handed over by another gateway (unless `takeOver` is
+   * false: then "busy" when another gateway holds it), restored, or new.
+   */
+  function obtain(record: SessionRecord, { takeOver = true } = {}): Promise<Obtained> {
     const held = sessions.get(record.id);
     if (held) return Promise.resolve(held);
     let p = opening.get(record.id);
     if (p) return p;
     p = (async (): Promise<Obtained> => {
       const holder = await deps.directory.claim(record.id);
-      if (holder !== null && !(await deps.directory.handOver(record.id, holder, HANDOVER_TIMEOUT_MS))) return "busy";
+      if (holder !== null && !(takeOver && (await deps.directory.handOver(record.id, holder, HANDOVER_TIMEOUT_MS)))) return "busy";
       try {
         const session = await start(record.id);
         if (session === "gone") await deps.directory.release(record.id);
@@ -274,17 +277,12 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
       if (shuttingDown) break;
       if (sessions.has(r.id) || opening.has(r.id) || r.connectedAt === null) continue;
       if (deps.clock.now() - r.updatedAt <= RESUME_WINDOW_MS) continue;
-      if ((await deps.directory.claim(r.id)) !== null) continue; // live on another gateway
-      const p = start(r.id).catch((e): "gone" => {
+      // Claimed without asking for a hand-over: a session held by a live gateway is not abandoned.
+      const s = await obtain(r, { takeOver: false }).catch((e): "gone" => {
         deps.log.error("abandoned session could not be ended", { session_id: r.id, err: e });
         return "gone";
       });
-      opening.set(r.id, p);
-      const s = await p.finally(() => opening.delete(r.id));
-      if (s === "gone") {
-        await deps.directory.release(r.id);
-        continue;
-      }
+      if (s === "gone" || s === "busy") continue;
       deps.log.info("ending an abandoned session", { session_id: r.id });
       s.stop("disconnected");
       await s.ended();
