@@ -9,8 +9,8 @@
  * request is published to the holder, which stores the session's resume state and releases the lease;
  * the requester polls the lease until it is free (or expired) and takes it.
  */
-import { connectRedis, dropClient, errorMessage, type RedisClient } from "../../workers/distributed/redis-client.ts";
-import { RedisKeys } from "../../workers/distributed/keys.ts";
+import { connectRedis, dropClient, errorMessage, type RedisClient } from "../../common/redis/client.ts";
+import { RedisKeys } from "../../common/redis/keys.ts";
 import type { SessionDirectory } from "./directory.ts";
 
 const CLAIM = `
@@ -72,11 +72,11 @@ export class RedisDirectory implements SessionDirectory {
   }
 
   private owner(sessionId: string): string {
-    return `${this.keys.prefix}:owner:${sessionId}`;
+    return this.keys.owner(sessionId);
   }
 
   private channel(gatewayId: string): string {
-    return `${this.keys.prefix}:gateway:${gatewayId}:handover`;
+    return this.keys.handover(gatewayId);
   }
 
   private warn(message: string, fields: Record<string, unknown>): void {

@@ -24,6 +24,7 @@
  * egress proxy.
  */
 import { randomUUID } from "node:crypto";
+import { settleWithin } from "../../common/timeout.ts";
 import { checkDestination, RefusedDestinationError, type AddressPolicy } from "./address-policy.ts";
 import { CALLBACK_ID_HEADER, SIGNATURE_HEADER, signCallback } from "./signature.ts";
 
@@ -320,11 +321,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions = {}
       closed = true;
       const graceMs = Math.max(0, closeOptions.graceMs ?? 0);
       const all = Promise.all([...queues.keys()].map((id) => this.drain(id)));
-      if (graceMs > 0) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-        clearTimeout(timer);
-      }
+      if (graceMs > 0) await settleWithin(all, graceMs);
       closing.abort();
       // Items still queued behind the aborted one are reported as closed.
       for (const [sessionId, queue] of queues) {

@@ -13,7 +13,7 @@ import { hashSecret } from "../../server/store/records.ts";
 import { SqliteStore } from "../../server/store/sqlite.ts";
 import { mulberry32 as prng } from "../../workers/util/prng.ts";
 import { allScopes, defaultPlan, type SessionListQuery, type SessionRecord, type SessionStatus, type Store } from "../../server/store/types.ts";
-import { connectRedis, dropClient, type RedisClient } from "../../workers/distributed/redis-client.ts";
+import { connectRedis, dropClient, type RedisClient } from "../../common/redis/client.ts";
 import { startRedis, uniquePrefix, type TestRedis } from "../distributed/redis.ts";
 
 function session(accountId: string, createdAt: number, extra: Partial<SessionRecord> = {}): SessionRecord {
