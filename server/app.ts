@@ -6,7 +6,6 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { Elysia } from "elysia";
 import { operations } from "../generated/operations.ts";
-import { renderPrometheus, type CoordinatorMetrics } from "../workers/coordinator/redis-metrics.ts";
 import { adminRouter } from "./admin/router.ts";
 import { API_KEY_HEADER, authenticate } from "./auth/authenticate.ts";
 import type { AppDeps } from "./deps.ts";
@@ -89,11 +88,7 @@ export function createApp(deps: AppDeps) {
   app.get("/asyncapi.json", () => new Response(Bun.file(new URL("asyncapi.json", generatedDir)), { headers: { "content-type": "application/json" } }));
   app.get("/docs", () => new Response(Bun.file(new URL("reference.html", generatedDir)), { headers: { "content-type": "text/html; charset=utf-8" } }));
   app.get("/health", () => ({ status: "ok" }));
-  app.get("/metrics", async () => {
-    const metrics = (deps.coordinator as { metrics?: () => Promise<CoordinatorMetrics> }).metrics;
-    const body = metrics ? renderPrometheus(await metrics.call(deps.coordinator)) : "";
-    return new Response(body, { headers: { "content-type": "text/plain; version=0.0.4" } });
-  });
+  app.get("/metrics", async () => new Response(await deps.inferenceMetrics(), { headers: { "content-type": "text/plain; version=0.0.4" } }));
 
   app.all("/admin/trpc/*", ({ request }: { request: Request }) => {
     if (!deps.config.adminToken) return errorResponse(404, requestInfo(request, deps), { message: "no such endpoint", reason: null, validationErrors: null });

@@ -10,7 +10,7 @@
  * live workers' advertisements.
  */
 import { randomUUID } from "node:crypto";
-import { canServe } from "../catalogue/capabilities.ts";
+import { canServe } from "./can-serve.ts";
 import type { TranscribeResult } from "../engines/types.ts";
 import { decodeReply, encodeJob, jobKey, validateJob } from "../distributed/codec.ts";
 import { InferenceFailedError, InferenceTimeoutError } from "../distributed/errors.ts";

@@ -1,6 +1,6 @@
 /** The outbound queue honours the socket's backpressure answers and never drops essential messages. */
 import { describe, expect, test } from "bun:test";
-import { Outbox } from "../../server/gateway/outbox.ts";
+import { Outbox } from "./outbox.ts";
 
 /** A socket whose answers to `send` are scripted: 1 = sent, -1 = buffered but saturated, 0 = dropped. */
 class ScriptedSocket {
