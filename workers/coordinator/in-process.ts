@@ -60,11 +60,6 @@ export class InProcessCoordinator implements InferenceCoordinator {
     return this.pool.run(spec, job.request, signal);
   }
 
-  /** Current pool load (running and queued jobs). */
-  get load(): { running: number; queued: number } {
-    return this.pool.load;
-  }
-
   async close(): Promise<void> {
     await this.pool.close();
   }
