@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   done();
 
   done = step("operations.ts, validators.ts");
-  write("operations.ts", emitOperations(openapi));
+  write("operations.ts", emitOperations(openapi, exportedTypes(path.join(out, "openapi", "types.gen.ts"))));
   write("validators.ts", emitValidators(jsonSchemas, exportedTypes(path.join(out, "openapi", "types.gen.ts"))));
   done();
 

@@ -11,6 +11,10 @@ import { API_KEY_HEADER, authenticate } from "./auth/authenticate.ts";
 import type { AppDeps } from "./deps.ts";
 import { clientAddress, type RequestInfo } from "./http/context.ts";
 import { ApiError, errorBody, newRequestId } from "./http/errors.ts";
+import { readJsonBody } from "./http/body.ts";
+import { json, type Handler, type HandlerContext } from "./http/handler.ts";
+import { parseQuery } from "./http/params.ts";
+import { bodySchemaOf } from "./http/contract.ts";
 import { routes } from "./http/routes.ts";
 import { timingSafeEqual } from "node:crypto";
 
@@ -60,7 +64,17 @@ export function createApp(deps: AppDeps) {
         let response: Response;
         try {
           const principal = await authenticate(deps.store, request.headers.get(API_KEY_HEADER), info.clientIp, route.scope);
-          response = await route.handler({ request, params, info, principal, deps, op });
+          response = await (route.handler as Handler)({
+            request,
+            params: params as HandlerContext["params"],
+            info,
+            principal,
+            deps,
+            op,
+            query: () => parseQuery(op, info.url.searchParams) as ReturnType<HandlerContext["query"]>,
+            body: () => readJsonBody(request, bodySchemaOf(op)) as never,
+            reply: (status, body, headers) => json(body, status, headers),
+          });
         } catch (e) {
           if (e instanceof ApiError) {
             response = errorResponse(e.status, info, e);
