@@ -1,6 +1,6 @@
 /** POST /v2/live: validate, check region/credits/capabilities/concurrency, store, answer the WebSocket URL. */
 import { randomUUID } from "node:crypto";
-import { canServe } from "../../../workers/catalogue/capabilities.ts";
+import { canServe } from "../../../workers/coordinator/can-serve.ts";
 import { NoCapacityError } from "../../../workers/coordinator/types.ts";
 import { clusterRegions } from "../../config.ts";
 import { applyDefaults } from "../../options/defaults.ts";
