@@ -83,7 +83,6 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const log = opts.log ?? rootLog;
   const redisUrl = config.redisUrl;
   const gatewayId = config.gatewayId ?? randomUUID();
-  const redisWarn = (message: string, fields: Record<string, unknown>) => log.warn(message, fields);
   const store =
     opts.store ??
     (redisUrl
@@ -95,7 +94,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       ? await RedisCoordinator.create({ url: redisUrl, prefix: config.redisPrefix, gatewayId })
       : await InProcessCoordinator.create({ modelsDir: config.modelsDir }));
   const directory =
-    opts.directory ?? (redisUrl ? await RedisDirectory.connect({ url: redisUrl, prefix: config.redisPrefix, gatewayId, onError: redisWarn }) : new LocalDirectory());
+    opts.directory ?? (redisUrl ? await RedisDirectory.connect({ url: redisUrl, prefix: config.redisPrefix, gatewayId, log }) : new LocalDirectory());
   await bootstrapAccount(store, config.bootstrapApiKey, log, opts.print ?? (() => {}));
 
   const deps: AppDeps = {

@@ -10,6 +10,7 @@
  * the requester polls the lease until it is free (or expired) and takes it.
  */
 import { connectRedis, dropClient, errorMessage, type RedisClient } from "../../common/redis/client.ts";
+import type { Logger } from "../../common/log.ts";
 import { RedisKeys } from "../../common/redis/keys.ts";
 import type { SessionDirectory } from "./directory.ts";
 
@@ -44,7 +45,8 @@ export interface RedisDirectoryOptions {
   prefix?: string;
   /** Lease of a held session in ms (default 10 s): how long a dead gateway's sessions stay unclaimable. */
   leaseMs?: number;
-  onError?: (message: string, fields: Record<string, unknown>) => void;
+  /** Receives connection warnings. */
+  log?: Logger;
 }
 
 export class RedisDirectory implements SessionDirectory {
@@ -80,7 +82,7 @@ export class RedisDirectory implements SessionDirectory {
   }
 
   private warn(message: string, fields: Record<string, unknown>): void {
-    this.opts.onError?.(message, { gateway: this.gatewayId, ...fields });
+    this.opts.log?.warn(message, { gateway: this.gatewayId, ...fields });
   }
 
   private async start(): Promise<void> {
