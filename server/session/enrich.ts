@@ -52,10 +52,14 @@ export interface Enricher {
   close?(): void;
 }
 
-/** The enrichers a session's options turn on, in the order they run. None yet: the stage is empty by default. */
-export function createEnrichers(_options: AppliedOptions, _ctx: EnrichContext): Enricher[] {
-  return [];
-}
+/** Builds the enrichers a session's options turn on, in the order they run. */
+export type EnricherFactory = (options: AppliedOptions, ctx: EnrichContext) => Enricher[];
+
+/**
+ * The default factory: the add-ons the service ships. None yet, so the stage is empty by default.
+ * The composition root may pass another factory (e.g. one closing over models it loaded).
+ */
+export const createEnrichers: EnricherFactory = () => [];
 
 /** Runs a session's enrichers in order. */
 export class EnrichmentPipeline {

@@ -11,6 +11,7 @@ import type { CallbackDispatcher } from "../delivery/callbacks.ts";
 import type { Logger } from "../log.ts";
 import { RESUME_WINDOW_MS } from "../sessions/limits.ts";
 import type { SessionRecord, Store } from "../store/types.ts";
+import type { EnricherFactory } from "./enrich.ts";
 import { decodeSession, encodeSession } from "./persist.ts";
 import { LiveSession, type LiveSessionDeps, type Vad } from "./session.ts";
 
@@ -32,6 +33,8 @@ export interface SessionHostDeps {
   vad: () => Promise<Vad>;
   /** The callback dispatcher, for sessions with `callback: true`. */
   callbacks: () => CallbackDispatcher;
+  /** The enrichment stage's add-ons (default: `createEnrichers`). */
+  enrichers?: EnricherFactory;
   /** Interval of the time-window checks in ms (default 1000; 0 = only explicit `tick()`). */
   tickIntervalMs?: number;
 }
@@ -184,6 +187,7 @@ export class SessionHost {
       recordingsDir: d.recordingsDir,
       vad: await d.vad(),
       callbacks: record.appliedOptions.callback ? d.callbacks() : null,
+      enrichers: d.enrichers,
       onEnded: (id) => {
         this.sessions.delete(id);
         void d.directory.release(id);

@@ -21,7 +21,7 @@ import type { AppliedOptions } from "../options/defaults.ts";
 import { RESUME_WINDOW_MS, SILENCE_TIMEOUT_MS } from "../sessions/limits.ts";
 import type { Account, SessionRecord, Store } from "../store/types.ts";
 import { SessionAcks } from "./acks.ts";
-import { createEnrichers, EnrichmentPipeline, type EnrichContext } from "./enrich.ts";
+import { createEnrichers, EnrichmentPipeline, type EnrichContext, type EnricherFactory } from "./enrich.ts";
 import { sessionWriter, storeOutcome, type SaveSession } from "./finish.ts";
 import { Intake } from "./intake.ts";
 import { MessageFactory, type SessionMessage } from "./messages.ts";
@@ -44,6 +44,8 @@ export interface LiveSessionDeps {
   recordingsDir: string;
   vad: Vad;
   callbacks: CallbackDispatcher | null;
+  /** The enrichment stage's add-ons for a session (default: `createEnrichers`). */
+  enrichers?: EnricherFactory;
   /** Called once, when the session has ended. */
   onEnded?: (sessionId: string) => void;
 }
@@ -135,7 +137,7 @@ export class LiveSession {
     const messages = new MessageFactory(record.id, () => deps.clock.now());
     const log = deps.log.child({ session_id: record.id });
     const ctx: EnrichContext = { sessionId: record.id, options, messages, log, emit: (m) => session?.emit(m) };
-    const enrichment = new EnrichmentPipeline(createEnrichers(options, ctx), log);
+    const enrichment = new EnrichmentPipeline((deps.enrichers ?? createEnrichers)(options, ctx), log);
     let acks: SessionAcks | undefined;
     const frontend = await createAudioFrontend({
       format,
