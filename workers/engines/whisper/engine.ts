@@ -52,6 +52,8 @@ export interface WhisperEngineOptions {
   nMels?: 80 | 128;
   preferQuantized?: boolean;
   decoding?: Partial<WhisperDecodingOptions>;
+  /** Task when a request names none (a catalogue entry may serve translation only). Default transcribe. */
+  task?: "transcribe" | "translate";
   /** Voice-activity gate: when it returns false the audio is reported as no speech without decoding. */
   vad?: (audio: Float32Array) => boolean | Promise<boolean>;
   /** Called before every decoder run (diagnostics). */
@@ -71,9 +73,14 @@ export interface WhisperTranscribeResult extends TranscribeResult {
   segments: TimedSegment[];
   /** Decoding statistics of the window(s): average log-probability, no-speech probability, gzip ratio. */
   stats: { avgLogprob: number; noSpeechProb: number; compressionRatio: number; temperature: number }[];
+  /** Language probabilities of the first window when the language was detected, most likely first. */
+  languageProbabilities?: LanguageProbability[];
 }
 
+/** Prompt tokens after <|startofprev|>: openai/whisper's n_text_ctx / 2 − 1. */
 const MAX_PROMPT_TOKENS = 223;
+/** Of those, at most this many for the custom vocabulary; previous text fills the rest. */
+const MAX_VOCABULARY_TOKENS = 111;
 const NO_SPEECH: Omit<WhisperTranscribeResult, "language"> = {
   text: "", confidence: 0, words: [], noSpeech: true, segments: [], stats: [],
 };
@@ -165,7 +172,7 @@ export class WhisperEngine implements Engine {
   async transcribe(request: TranscribeRequest): Promise<WhisperTranscribeResult> {
     const req = request as WhisperTranscribeRequest;
     checkAudio(req.audio);
-    const task = req.task ?? "transcribe";
+    const task = req.task ?? this.opts.task ?? "transcribe";
     if (task === "translate") {
       if (!this.cfg.multilingual) throw new RangeError("this model cannot translate (English-only)");
       if (req.targetLanguage !== undefined && req.targetLanguage !== "en") {
@@ -179,11 +186,12 @@ export class WhisperEngine implements Engine {
     const decoding = { ...this.decoding, ...req.decoding };
     const temperatures = req.partial ? [0] : decoding.temperatures.length > 0 ? decoding.temperatures : [0];
     const beamSize = req.partial ? 1 : decoding.beamSize;
-    const context = this.vocabularyPrompt(req);
+    const context = this.contextPrompt(req);
 
     const segments: TimedSegment[] = [];
     const stats: WhisperTranscribeResult["stats"] = [];
     let language: string | undefined;
+    let languageProbabilities: LanguageProbability[] | undefined;
     let weighted = 0;
     let weight = 0;
     let seek = 0;
@@ -192,8 +200,14 @@ export class WhisperEngine implements Engine {
       const offset = seek / WHISPER_SAMPLE_RATE;
       const windowSeconds = window.length / WHISPER_SAMPLE_RATE;
       const hidden = await this.encode(window);
-      if (language === undefined) language = await this.chooseLanguage(hidden, req.languages);
-      const sot = this.tokenizer.sotSequence(this.cfg.multilingual ? language : undefined, task, decoding.timestamps);
+      if (language === undefined) {
+        const chosen = await this.chooseLanguage(hidden, req.languages);
+        language = chosen.language;
+        languageProbabilities = chosen.probabilities;
+      }
+      const sot = this.cfg.multilingual
+        ? this.tokenizer.sotSequence(language, task, decoding.timestamps)
+        : this.tokenizer.sotSequence(undefined, undefined, decoding.timestamps);
       const prompt = [...context, ...sot];
       const filters = new LogitFilters({
         tokenizer: this.tokenizer,
@@ -232,9 +246,10 @@ export class WhisperEngine implements Engine {
     const text = segments.map((s) => s.text).join(" ").trim();
     const words: WordTiming[] = segments.flatMap((s) => s.words);
     const lang = language ?? fallbackLanguage;
-    if (text === "") return { ...NO_SPEECH, language: lang, stats };
+    const detected = languageProbabilities ? { languageProbabilities } : {};
+    if (text === "") return { ...NO_SPEECH, language: lang, stats, ...detected };
     const confidence = Math.round(Math.exp(weight > 0 ? weighted / weight : 0) * 1000) / 1000;
-    return { text, language: lang, confidence, words, noSpeech: false, segments, stats };
+    return { text, language: lang, confidence, words, noSpeech: false, segments, stats, ...detected };
   }
 
   /** openai/whisper's seek: resume at the last timestamp unless the window ended on a lone timestamp. */
@@ -249,21 +264,32 @@ export class WhisperEngine implements Engine {
     return samples > 0 ? samples : windowSamples;
   }
 
-  private async chooseLanguage(hidden: ort.Tensor, languages?: string[]): Promise<string> {
-    if (!this.cfg.multilingual) return "en";
+  private async chooseLanguage(
+    hidden: ort.Tensor,
+    languages?: string[],
+  ): Promise<{ language: string; probabilities?: LanguageProbability[] }> {
+    if (!this.cfg.multilingual) return { language: "en" };
     if (languages && languages.length === 1) {
       this.tokenizer.languageToken(languages[0]);
-      return languages[0];
+      return { language: languages[0] };
     }
-    return (await this.languageProbs(hidden, languages))[0].language;
+    const probabilities = await this.languageProbs(hidden, languages);
+    return { language: probabilities[0].language, probabilities };
   }
 
-  /** <|startofprev|> + the vocabulary phrases, Whisper's way of biasing toward given words. */
-  private vocabularyPrompt(req: TranscribeRequest): number[] {
+  /**
+   * Whisper's prompt (openai/whisper `initial_prompt` and `condition_on_previous_text`):
+   * <|startofprev|>, the vocabulary phrases (kept first, like faster-whisper's hotwords), then the
+   * end of the previous text, at most MAX_PROMPT_TOKENS in all.
+   */
+  private contextPrompt(req: TranscribeRequest): number[] {
     const phrases = (req.vocabulary ?? []).map((v) => v.phrase.trim()).filter((p) => p !== "");
-    if (phrases.length === 0) return [];
-    const ids = this.tokenizer.encode(` ${phrases.join(", ")}`).slice(-MAX_PROMPT_TOKENS);
-    return [this.tokenizer.sotPrev, ...ids];
+    const vocabulary = phrases.length > 0 ? this.tokenizer.encode(` ${phrases.join(", ")}`).slice(0, MAX_VOCABULARY_TOKENS) : [];
+    const previous = (req.previousText ?? "").trim();
+    const room = MAX_PROMPT_TOKENS - vocabulary.length;
+    const history = previous !== "" ? this.tokenizer.encode(` ${previous}`).slice(-room) : [];
+    if (vocabulary.length + history.length === 0) return [];
+    return [this.tokenizer.sotPrev, ...vocabulary, ...history];
   }
 
   async dispose(): Promise<void> {

@@ -36,6 +36,7 @@ export async function loadEngine(dir: string, opts: EngineLoadOptions): Promise<
     threads: opts.threads,
     nMels,
     preferQuantized: o.preferQuantized === true,
+    task: o.task === "translate" || o.task === "transcribe" ? o.task : undefined,
     decoding: (o.decoding ?? undefined) as Partial<WhisperDecodingOptions> | undefined,
   });
 }
