@@ -26,6 +26,7 @@ import { createAckLedger, type AckLedger } from "./ledger.ts";
 import { flagOf, MessageFactory, round3, type ServerMessage } from "./messages.ts";
 import type { PersistedSession } from "./persist.ts";
 import { createSessionRecording, type SessionRecording } from "./recording.ts";
+import { previousText, sessionVocabulary } from "./context.ts";
 import { buildResult, buildTranscription } from "./result.ts";
 import { RetainedBytes } from "./retained.ts";
 
@@ -396,7 +397,7 @@ export class LiveSession {
     const seq = (this.latestPartial.get(key) ?? 0) + 1;
     this.latestPartial.set(key, seq);
     this.partialInFlight.add(key);
-    this.transcribe(key, seq, audio, true)
+    this.transcribe(channel, key, seq, audio, true)
       .then((r) => {
         if (!r || this.finalized.has(key) || this.phase === "ended" || r.text === "") return;
         this.emit(this.messages.transcript(key, false, this.toUtterance(r, channel, start, start + audio.length / 16000)));
@@ -412,7 +413,7 @@ export class LiveSession {
     const pending: PendingFinal = { start, done: false };
     this.pendingFinals.add(pending);
     const seq = (this.latestPartial.get(key) ?? 0) + 1_000_000;
-    const result = this.transcribeWithRetry(key, seq, audio);
+    const result = this.transcribeWithRetry(channel, key, seq, audio);
     this.finalChains[channel] = this.finalChains[channel]!.then(async () => {
       const r = await result;
       this.finalized.add(key);
@@ -433,11 +434,11 @@ export class LiveSession {
    * utterance: admission refuses new sessions instead); only after FINAL_CAPACITY_WAIT_MS, or on any
    * other failure, is the utterance reported failed with an `error` message.
    */
-  private async transcribeWithRetry(key: string, seq: number, audio: Float32Array): Promise<TranscribeResult | null> {
+  private async transcribeWithRetry(channel: number, key: string, seq: number, audio: Float32Array): Promise<TranscribeResult | null> {
     const deadline = Date.now() + FINAL_CAPACITY_WAIT_MS;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.transcribe(key, seq, audio, false);
+        return await this.transcribe(channel, key, seq, audio, false);
       } catch (e) {
         if (e instanceof NoCapacityError && Date.now() < deadline) {
           if (attempt === 5) this.log.warn("inference backlog: a final transcription is waiting for capacity", { utterance: key });
@@ -451,15 +452,24 @@ export class LiveSession {
     }
   }
 
-  private async transcribe(key: string, seq: number, audio: Float32Array, partial: boolean): Promise<TranscribeResult> {
+  private async transcribe(channel: number, key: string, seq: number, audio: Float32Array, partial: boolean): Promise<TranscribeResult> {
     const started = performance.now();
     const languages = this.options.language_config.languages;
+    const vocabulary = sessionVocabulary(this.options);
+    const previous = previousText(this.utterances, channel);
     const r = await this.deps.coordinator.transcribe({
       sessionId: this.id,
       utteranceId: key,
       seq,
       model: this.options.model as PublicModel,
-      request: { audio, partial, streamKey: `${this.id}/${key}`, languages: languages.length > 0 ? languages : undefined },
+      request: {
+        audio,
+        partial,
+        streamKey: `${this.id}/${key}`,
+        languages: languages.length > 0 ? languages : undefined,
+        ...(vocabulary.length > 0 ? { vocabulary } : {}),
+        ...(previous !== "" ? { previousText: previous } : {}),
+      },
     });
     if (!partial) this.transcriptionTimeS += (performance.now() - started) / 1000;
     return r;
