@@ -22,6 +22,7 @@ import { loadConfig, type Config } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { createGateway, type LiveGateway } from "./gateway/index.ts";
 import { log as rootLog, type Logger } from "./log.ts";
+import { reportServing } from "./serving.ts";
 import { sweepExpired } from "./sessions/expiry.ts";
 import { SqliteStore } from "./store/sqlite.ts";
 import type { Store } from "./store/types.ts";
@@ -111,6 +112,11 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   }, 30_000);
 
   log.info("listening", { url: config.publicUrl, port, cluster: config.cluster, mode: redisUrl ? "distributed" : "embedded", gateway: directory.gatewayId, models_dir: config.modelsDir });
+  const served = await coordinator.capabilities().catch((e: unknown) => {
+    log.warn("could not read the served models", { error: e });
+    return [];
+  });
+  reportServing(served, log, redisUrl ? "distributed" : "embedded", opts.print);
 
   let stopped = false;
   return {

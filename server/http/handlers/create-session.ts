@@ -14,6 +14,7 @@ import { ApiError, badRequest } from "../errors.ts";
 import { json, type Handler } from "../handler.ts";
 import { parseQuery } from "../params.ts";
 import { semanticErrors } from "../../options/rules.ts";
+import { defaultModel, installHint } from "../../serving.ts";
 
 export const NO_ENDPOINT = "no inference endpoint available";
 
@@ -33,7 +34,6 @@ export const createLiveSession: Handler = async ({ request, info, principal, dep
     throw new ApiError(402, "the account has no credits left", "insufficient_credits");
   }
 
-  const applied = applyDefaults(init);
   let caps;
   try {
     caps = await deps.coordinator.capabilities();
@@ -41,6 +41,7 @@ export const createLiveSession: Handler = async ({ request, info, principal, dep
     if (e instanceof NoCapacityError) throw new ApiError(503, "inference is busy, retry later", "no_capacity");
     throw e;
   }
+  const applied = applyDefaults(init.model == null ? { ...init, model: defaultModel(caps) } : init);
   const verdict = canServe(caps, {
     model: applied.model,
     languages: applied.language_config.languages,
@@ -48,7 +49,9 @@ export const createLiveSession: Handler = async ({ request, info, principal, dep
     profile: applied.profile,
   });
   if (!verdict.ok) {
-    const message = verdict.reason.startsWith(NO_ENDPOINT) ? verdict.reason : `${NO_ENDPOINT}: ${verdict.reason}`;
+    const served = caps.some((c) => c.model === applied.model);
+    const reason = served ? verdict.reason : `${verdict.reason}: ${installHint(applied.model)}`;
+    const message = reason.startsWith(NO_ENDPOINT) ? reason : `${NO_ENDPOINT}: ${reason}`;
     throw new ApiError(500, message, "no_inference_endpoint");
   }
 
