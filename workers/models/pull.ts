@@ -185,7 +185,7 @@ export async function pullEntry(entry: CatalogueEntry, opts: PullOptions, seen =
   if (hubFiles.length === 0) {
     // the entry has no hub location
   } else if (unpinned.length > 0 && !opts.allowUnpinned) {
-    tried.push(`hub: ${unpinned.length} file(s) have no pinned SHA-256 (${unpinned.map((f) => f.path).join(", ")}); pass --allow-unpinned to use it`);
+    tried.push(`hub: not used, ${unpinned.length} file(s) have no pinned SHA-256 (pass --allow-unpinned to use it)`);
     log(`${entry.id}: ${tried.at(-1)}`);
   } else {
     try {
