@@ -30,6 +30,12 @@ export interface WhisperDecodingOptions {
   timestamps: boolean;
   /** Seed of the sampler used at temperatures above 0. */
   seed: number;
+  /**
+   * How a window shorter than 30 s is padded before the encoder: `"audio"` pads the audio with zeros
+   * (openai/whisper's reference log-mel), `"features"` pads the normalised log-mel with zeros
+   * (faster-whisper's front end). See `whisperLogMel`.
+   */
+  padding: "audio" | "features";
 }
 
 export const DEFAULT_DECODING: WhisperDecodingOptions = {
@@ -40,6 +46,7 @@ export const DEFAULT_DECODING: WhisperDecodingOptions = {
   noSpeechThreshold: 0.6,
   timestamps: true,
   seed: 1,
+  padding: "audio",
 };
 
 export interface WhisperEngineOptions {
@@ -141,8 +148,8 @@ export class WhisperEngine implements Engine {
   }
 
   /** Runs the encoder on one ≤30-s window. */
-  private async encode(window: Float32Array): Promise<ort.Tensor> {
-    const mel = whisperLogMel(window, this.cfg.nMels, { padToSamples: WHISPER_CHUNK_SAMPLES, filters: this.melFilters });
+  private async encode(window: Float32Array, padding: WhisperDecodingOptions["padding"] = this.decoding.padding): Promise<ort.Tensor> {
+    const mel = whisperLogMel(window, this.cfg.nMels, { padToSamples: WHISPER_CHUNK_SAMPLES, filters: this.melFilters, tail: padding });
     const input = new ort.Tensor("float32", mel.data, [1, this.cfg.nMels, mel.nFrames]);
     const out = await this.encoder.run({ input_features: input });
     return out.last_hidden_state;
@@ -199,7 +206,7 @@ export class WhisperEngine implements Engine {
       const window = req.audio.subarray(seek, seek + WHISPER_CHUNK_SAMPLES);
       const offset = seek / WHISPER_SAMPLE_RATE;
       const windowSeconds = window.length / WHISPER_SAMPLE_RATE;
-      const hidden = await this.encode(window);
+      const hidden = await this.encode(window, decoding.padding);
       if (language === undefined) {
         const chosen = await this.chooseLanguage(hidden, req.languages);
         language = chosen.language;
@@ -218,20 +225,32 @@ export class WhisperEngine implements Engine {
       });
       const sampleLen = Math.min(224, Math.floor(this.cfg.maxTargetPositions / 2));
       const random = mulberry32(decoding.seed + seek);
-      let result: SearchResult | undefined;
-      let ratio = 0;
-      let temperature = 0;
+      // Temperature fallback as faster-whisper does it: stop at the first result that passes the
+      // checks (or is silence); when none does, keep the likeliest of those that are not too
+      // repetitive (of all, if every one is).
+      const tried: { result: SearchResult; ratio: number; temperature: number }[] = [];
+      let chosen: (typeof tried)[number] | undefined;
       for (const t of temperatures) {
-        temperature = t;
-        result = await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
+        const result = await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
           prompt, sotIndex: context.length, sampleLen, beamSize: t > 0 ? 1 : beamSize, temperature: t, random,
         });
-        ratio = compressionRatio(this.tokenizer.decode(result.tokens));
-        let fallback = ratio > decoding.compressionRatioThreshold || result.avgLogprob < decoding.logProbThreshold;
-        if (result.noSpeechProb > decoding.noSpeechThreshold) fallback = false;
-        if (!fallback) break;
+        const attempt = { result, ratio: compressionRatio(this.tokenizer.decode(result.tokens)), temperature: t };
+        tried.push(attempt);
+        const lowLogprob = result.avgLogprob < decoding.logProbThreshold;
+        let fallback = attempt.ratio > decoding.compressionRatioThreshold || lowLogprob;
+        if (result.noSpeechProb > decoding.noSpeechThreshold && lowLogprob) fallback = false; // silence
+        if (!fallback) {
+          chosen = attempt;
+          break;
+        }
       }
-      const r = result!;
+      if (!chosen) {
+        const pool = tried.filter((a) => a.ratio <= decoding.compressionRatioThreshold);
+        const best = (pool.length > 0 ? pool : tried).reduce((a, b) => (b.result.avgLogprob > a.result.avgLogprob ? b : a));
+        chosen = { ...best, temperature: tried[tried.length - 1].temperature }; // the last one tried, as faster-whisper reports
+      }
+      const { ratio, temperature } = chosen;
+      const r = chosen.result;
       stats.push({ avgLogprob: r.avgLogprob, noSpeechProb: r.noSpeechProb, compressionRatio: ratio, temperature });
       const silent = r.noSpeechProb > decoding.noSpeechThreshold && r.avgLogprob < decoding.logProbThreshold;
       const repetitive = ratio > decoding.compressionRatioThreshold;
