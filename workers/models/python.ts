@@ -74,8 +74,8 @@ export async function ensureRequirements(log: Log): Promise<string> {
   const marker = join(cacheDir(), "venv", ".requirements.sha256");
   const want = createHash("sha256").update(text).digest("hex");
   if (existsSync(marker) && readFileSync(marker, "utf8").trim() === want) return python;
-  log("installing the conversion tools (scripts/models/requirements.txt) into the Python environment");
-  await run([python, "-m", "pip", "install", "--quiet", "--retries", "2", "--timeout", "60", "-r", REQUIREMENTS]);
+  log("installing the conversion tools (scripts/models/requirements.txt) into the Python environment (a minute or two)");
+  await run([python, "-m", "pip", "install", "--quiet", "--retries", "2", "--timeout", "60", "-r", REQUIREMENTS], { quiet: true });
   writeFileSync(marker, `${want}\n`);
   return python;
 }
