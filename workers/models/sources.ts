@@ -88,6 +88,11 @@ async function converted(entry: CatalogueEntry, source: Extract<EntrySource, { k
   rmSync(out, { recursive: true, force: true });
   renameSync(tmp, out);
   log(`converted ${entry.id} in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  // earlier conversions of this entry are superseded (models already installed from them keep their hard links)
+  const stale = new RegExp(`^${entry.id.replace(/[.]/g, "\\.")}-[0-9a-f]{16}$`);
+  for (const name of readdirSync(dirname(out))) {
+    if (stale.test(name) && join(dirname(out), name) !== out) rmSync(join(dirname(out), name), { recursive: true, force: true });
+  }
   return out;
 }
 
