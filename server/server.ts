@@ -21,6 +21,7 @@ import { systemClock, type Clock } from "./clock.ts";
 import { loadConfig, type Config } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { createGateway, type LiveGateway } from "./gateway/index.ts";
+import { refuseDeclaredOversize } from "./http/capped-body.ts";
 import { log as rootLog, type Logger } from "./log.ts";
 import { sweepExpired } from "./sessions/expiry.ts";
 import { SqliteStore } from "./store/sqlite.ts";
@@ -87,7 +88,11 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     port: config.port,
     hostname: config.host,
     idleTimeout: 60,
+    // Bodies are capped by the handlers (server/http/capped-body.ts), which answer with the error body.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     fetch(request, srv) {
+      const oversize = refuseDeclaredOversize(request);
+      if (oversize) return oversize;
       const peer = srv.requestIP(request)?.address ?? null;
       if (peer) peerAddress.set(request, peer);
       if (request.headers.get("upgrade")?.toLowerCase() === "websocket" && new URL(request.url).pathname === "/v2/live") {
