@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { ServerWebSocket } from "bun";
 import { SileroVad } from "../../workers/vad/silero.ts";
 import { createCallbackDispatcher, type CallbackDispatcher } from "../delivery/callbacks.ts";
+import { notifyRefusedCallbacks } from "../delivery/refusal-notice.ts";
 import type { AppDeps } from "../deps.ts";
 import { errorBody, newRequestId } from "../http/errors.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
@@ -123,7 +124,7 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
     (callbacks ??= createCallbackDispatcher({
       allowLoopback: deps.config.callbacksAllowLoopback,
       allowPrivate: deps.config.callbacksAllowPrivate,
-      onFailure: (f) => deps.log.warn("callback abandoned", { ...f }),
+      onFailure: notifyRefusedCallbacks((id) => sessions.get(id), (f) => deps.log.warn("callback abandoned", { ...f })),
     }));
 
   async function sessionDeps(record: SessionRecord): Promise<LiveSessionDeps> {

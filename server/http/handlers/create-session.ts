@@ -4,6 +4,7 @@ import type { LiveSessionInitResponse } from "../../../generated/openapi/types.g
 import { canServe } from "../../../workers/catalogue/capabilities.ts";
 import { NoCapacityError } from "../../../workers/coordinator/types.ts";
 import { clusterRegions } from "../../config.ts";
+import { callbackUrlProblem } from "../../delivery/callback-url.ts";
 import { applyDefaults } from "../../options/defaults.ts";
 import { requestedFeatures } from "../../options/features.ts";
 import { URL_TTL_MS } from "../../sessions/limits.ts";
@@ -21,6 +22,11 @@ export const createLiveSession: Handler = async ({ request, info, principal, dep
   const query = parseQuery(op, info.url.searchParams);
   const init = await readJsonBody(request, "LiveSessionInit");
   const problems = [...query.errors, ...semanticErrors(init)];
+  const callbackUrl = init.callback ? init.callback_config?.url : undefined;
+  if (callbackUrl) {
+    const problem = await callbackUrlProblem(callbackUrl, { allowLoopback: deps.config.callbacksAllowLoopback, allowPrivate: deps.config.callbacksAllowPrivate });
+    if (problem) problems.push(problem);
+  }
   if (problems.length) throw badRequest(problems);
 
   const region = query.values.region as string | undefined;
