@@ -10,7 +10,10 @@
  *   WORKER_HEARTBEAT_MS, WORKER_TTL_MS, WORKER_CLAIM_IDLE_MS, WORKER_CLAIM_INTERVAL_MS,
  *   WORKER_MAX_DELIVERIES, WORKER_RETRY_DELAY_MS, WORKER_BLOCK_MS, WORKER_SESSION_THREADS, WORKER_JOB_DELAY_MS
  *                        tuning; see InferenceWorkerOptions
- * SIGTERM / SIGINT stop taking jobs, finish running ones and deregister.
+ *   WORKER_SHUTDOWN_MS   longest SIGTERM/SIGINT drain before the process exits anyway (default 15000)
+ * SIGTERM / SIGINT stop taking jobs, finish running ones and deregister; if that cannot finish in
+ * WORKER_SHUTDOWN_MS (Redis unreachable, a job stuck) the process exits with status 1. A second
+ * signal exits at once.
  */
 import { InferenceWorker, type InferenceWorkerOptions } from "./distributed/worker.ts";
 import { jsonLog } from "./distributed/log.ts";
@@ -54,12 +57,21 @@ if (import.meta.main) {
     jsonLog("error", "worker failed to start", { error: err instanceof Error ? err.message : String(err) });
     process.exit(1);
   }
+  const shutdownMs = numberFromEnv(process.env, "WORKER_SHUTDOWN_MS") ?? 15_000;
   let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      jsonLog("warn", "worker stopped by a second signal", { worker: worker.id, signal });
+      process.exit(1);
+    }
     stopping = true;
-    jsonLog("info", "worker stopping", { worker: worker.id, signal });
-    await worker.stop();
+    jsonLog("info", "worker stopping", { worker: worker.id, signal, within_ms: shutdownMs });
+    setTimeout(() => {
+      jsonLog("warn", "worker drain did not finish in time; exiting", { worker: worker.id, within_ms: shutdownMs });
+      process.exit(1);
+    }, shutdownMs).unref();
+    // Running jobs get most of the time; deregistering and closing get the rest.
+    await worker.stop(Math.max(0, shutdownMs - 1_000));
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
