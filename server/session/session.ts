@@ -144,7 +144,8 @@ export class LiveSession {
     });
     const frame = bytesPerFrame(format);
     const ledger = createAckLedger({
-      alignBytes: 1,
+      // Acks end on whole sample frames (every channel of one instant), counted from the header's end.
+      alignBytes: frame,
       confirmAfterBytes: 30 * format.sampleRate * frame,
       maxRetainBytes: 120 * format.sampleRate * frame,
       onWarning: (m) => deps.log.warn("ack ledger", { session_id: record.id, detail: m }),
@@ -158,6 +159,7 @@ export class LiveSession {
     }
     // Restart: rebuild the ledger over the persisted tail, then replay the untranscribed audio.
     const base = restored.tailStart;
+    ledger.alignFrom(restored.headerBytes - base);
     ledger.accept(restored.tail);
     for (const c of restored.candidates) if (c > base) ledger.nextAck(c - base, { force: true });
     const retained = new RetainedBytes(base);
@@ -503,6 +505,7 @@ export class LiveSession {
   private updateAcks(force = false): void {
     if (this.phase === "ended") return;
     const end = force ? this.retained.end : this.absoluteOffsetAt(this.transcribedSeconds());
+    this.ledger.alignFrom(this.headerBytes - this.ledgerBase);
     const ack = this.ledger.nextAck(end - this.ledgerBase, { force });
     if (!ack) return;
     const first = ack.byteRange[0] + this.ledgerBase;
