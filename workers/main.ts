@@ -50,24 +50,25 @@ export function optionsFromEnv(env: Record<string, string | undefined> = process
 }
 
 if (import.meta.main) {
-  let worker: InferenceWorker;
-  try {
-    worker = await InferenceWorker.start(optionsFromEnv());
-  } catch (err) {
-    jsonLog("error", "worker failed to start", { error: err instanceof Error ? err.message : String(err) });
-    process.exit(1);
-  }
-  const shutdownMs = numberFromEnv(process.env, "WORKER_SHUTDOWN_MS") ?? 15_000;
+  // Signals are handled from the start: one that arrives while the worker starts stops it once started.
+  let worker: InferenceWorker | null = null;
+  let signalled: string | null = null;
   let stopping = false;
+  let shutdownMs = 15_000;
   const shutdown = async (signal: string) => {
     if (stopping) {
-      jsonLog("warn", "worker stopped by a second signal", { worker: worker.id, signal });
+      jsonLog("warn", "worker stopped by a second signal", { worker: worker?.id, signal });
       process.exit(1);
+    }
+    if (!worker) {
+      signalled = signal;
+      setTimeout(() => process.exit(1), shutdownMs).unref();
+      return;
     }
     stopping = true;
     jsonLog("info", "worker stopping", { worker: worker.id, signal, within_ms: shutdownMs });
     setTimeout(() => {
-      jsonLog("warn", "worker drain did not finish in time; exiting", { worker: worker.id, within_ms: shutdownMs });
+      jsonLog("warn", "worker drain did not finish in time; exiting", { worker: worker?.id, within_ms: shutdownMs });
       process.exit(1);
     }, shutdownMs).unref();
     // Running jobs get most of the time; deregistering and closing get the rest.
@@ -76,4 +77,12 @@ if (import.meta.main) {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  try {
+    shutdownMs = numberFromEnv(process.env, "WORKER_SHUTDOWN_MS") ?? 15_000;
+    worker = await InferenceWorker.start(optionsFromEnv());
+  } catch (err) {
+    jsonLog("error", "worker failed to start", { error: err instanceof Error ? err.message : String(err) });
+    process.exit(1);
+  }
+  if (signalled) void shutdown(signalled);
 }
