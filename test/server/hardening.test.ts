@@ -110,13 +110,15 @@ async function hugeUpload(total: number, mode: "declared" | "chunked"): Promise<
     socket.on("close", () => ((ended = true), resolve()));
     socket.on("error", () => ((ended = true), resolve()));
   });
+  const answered = new Promise<void>((r) => socket.once("data", () => r()));
   await new Promise<void>((r) => socket.once("connect", () => r()));
   const lengthHeader = mode === "declared" ? `Content-Length: ${total}` : "Transfer-Encoding: chunked";
   socket.write(`POST /v2/live HTTP/1.1\r\nHost: 127.0.0.1:${svc.running.port}\r\nContent-Type: application/json\r\nx-service-key: ${svc.key}\r\n${lengthHeader}\r\n\r\n`);
   const piece = Buffer.alloc(64 * 1024, 0x20);
   for (let sent = 0; sent < total && !ended && !answer.includes("\r\n\r\n"); sent += piece.length) {
     const data = mode === "declared" ? piece : Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")]);
-    if (!socket.write(data)) await new Promise<void>((r) => socket.once("drain", () => r()));
+    // A server that answered may stop reading: wait for room, the answer or the close, whichever comes first.
+    if (!socket.write(data)) await Promise.race([new Promise<void>((r) => socket.once("drain", () => r())), answered, finished]);
   }
   const deadline = Date.now() + 10_000;
   while (!answer.includes("}") && !ended && Date.now() < deadline) await Bun.sleep(20);
