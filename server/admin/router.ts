@@ -73,8 +73,8 @@ export const adminRouter = t.router({
         .object({
           accountId: z.string(),
           name: z.string().min(1).max(200).optional(),
-          // Absent means every scope; an empty list is refused rather than read as "all".
-          scopes: z.array(z.enum(allScopes as [Scope, ...Scope[]])).min(1, "must name at least one scope").optional(),
+          // Absent means every scope; an empty list means none (a key that authenticates but may do nothing).
+          scopes: z.array(z.enum(allScopes as [Scope, ...Scope[]])).optional(),
           allowedCidrs: z.array(cidr).optional(),
         })
         .strict(),

@@ -191,15 +191,19 @@ describe("admin API", () => {
     expect((await adminGet("accountsList")).status).toBe(200);
   });
 
-  test("an empty scope list is refused, by the CLI and by the API, instead of granting every scope", async () => {
+  test("an empty --scopes is refused by the CLI instead of granting every scope; the API's empty list grants none", async () => {
     const env = { ADMIN_URL: svc.running.url, ADMIN_TOKEN: "test-admin-token" };
     const lines: string[] = [];
     expect(await runAdminCli(["accounts", "create", "--name", "scopes"], env, (s) => lines.push(s))).toBe(0);
     const account = JSON.parse(lines.pop()!);
     await expect(runAdminCli(["keys", "create", "--account", account.id, "--scopes="], env, (s) => lines.push(s))).rejects.toThrow(/scope/);
     await expect(runAdminCli(["keys", "create", "--account", account.id, "--scopes", " , "], env, (s) => lines.push(s))).rejects.toThrow(/scope/);
-    expect((await admin("keysCreate", { accountId: account.id, scopes: [] })).status).toBe(400);
     expect(await svc.running.deps.store.listKeys(account.id)).toEqual([]);
+    const none = await admin("keysCreate", { accountId: account.id, scopes: [] });
+    expect(none.status).toBe(200);
+    const created = (await none.json()) as { result: { data: { key: string; record: { scopes: string[] } } } };
+    expect(created.result.data.record.scopes).toEqual([]);
+    expect((await fetch(`${svc.running.url}/v2/live`, { headers: { "x-service-key": created.result.data.key } })).status).toBe(403);
   });
 
   test("the stored prefix never shows a short key in clear; long keys keep 8 characters", async () => {
