@@ -29,7 +29,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   fi
 fi
 
-BUN_VERSION=1.3.14
+BUN_VERSION=1.4.5
 if ! command -v bun >/dev/null 2>&1 || [ "$(bun --version)" != "$BUN_VERSION" ]; then
   npm install -g --silent "bun@$BUN_VERSION" >/dev/null 2>&1
 fi

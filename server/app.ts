@@ -10,6 +10,7 @@ import { adminRouter } from "./admin/router.ts";
 import { API_KEY_HEADER, authenticate } from "./auth/authenticate.ts";
 import type { AppDeps } from "./deps.ts";
 import { clientAddress, type RequestInfo } from "./http/context.ts";
+import { readCappedText } from "./http/capped-body.ts";
 import { ApiError, errorBody, newRequestId } from "./http/errors.ts";
 import { readJsonBody } from "./http/body.ts";
 import { json, type Handler, type HandlerContext } from "./http/handler.ts";
@@ -43,7 +44,9 @@ function requestInfo(request: Request, deps: AppDeps): RequestInfo {
 
 function adminAuthorized(request: Request, token: string | null): boolean {
   if (!token) return false;
-  const given = Buffer.from(request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") ?? "");
+  const header = request.headers.get("authorization") ?? "";
+  if (!header.startsWith("Bearer ")) return false;
+  const given = Buffer.from(header.slice("Bearer ".length));
   const want = Buffer.from(token);
   return given.length === want.length && timingSafeEqual(given, want);
 }
@@ -104,11 +107,20 @@ export function createApp(deps: AppDeps) {
   app.get("/health", () => ({ status: "ok" }));
   app.get("/metrics", async () => new Response(await deps.inferenceMetrics(), { headers: { "content-type": "text/plain; version=0.0.4" } }));
 
-  app.all("/admin/trpc/*", ({ request }: { request: Request }) => {
+  app.all("/admin/trpc/*", async ({ request }: { request: Request }) => {
     if (!deps.config.adminToken) return errorResponse(404, requestInfo(request, deps), { message: "no such endpoint", reason: null, validationErrors: null });
+    let req = request;
+    if (request.body) {
+      try {
+        req = new Request(request.url, { method: request.method, headers: request.headers, body: await readCappedText(request) });
+      } catch (e) {
+        if (e instanceof ApiError) return errorResponse(e.status, requestInfo(request, deps), e);
+        throw e;
+      }
+    }
     return fetchRequestHandler({
       endpoint: "/admin/trpc",
-      req: request,
+      req,
       router: adminRouter,
       createContext: () => ({ store: deps.store, authorized: adminAuthorized(request, deps.config.adminToken), now: () => deps.clock.now() }),
     });

@@ -26,7 +26,9 @@ import { systemClock, type Clock } from "./clock.ts";
 import { loadConfig, type Config } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { createCallbackDispatcher, type CallbackDispatcher } from "./delivery/callbacks.ts";
+import { notifyRefusedCallbacks } from "./delivery/refusal-notice.ts";
 import { createGateway, type LiveGateway } from "./gateway/index.ts";
+import { refuseDeclaredOversize } from "./http/capped-body.ts";
 import { log as rootLog, type Logger } from "./log.ts";
 import { reportServing } from "./serving.ts";
 import { SessionHost } from "./session/host.ts";
@@ -110,14 +112,15 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   };
   const app = createApp(deps);
   let callbacks: CallbackDispatcher | null = null;
-  const host = new SessionHost({
+  const host: SessionHost = new SessionHost({
     ...deps,
     vad: () => loadVad(config.modelsDir),
-    callbacks: () =>
+    callbacks: (): CallbackDispatcher =>
       (callbacks ??= createCallbackDispatcher({
         allowLoopback: config.callbacksAllowLoopback,
         allowPrivate: config.callbacksAllowPrivate,
-        onFailure: (f) => log.warn("callback abandoned", { ...f }),
+        // A destination refused at delivery is also told once to the session's client (an `error` message).
+        onFailure: notifyRefusedCallbacks((id) => host.session(id), (f) => log.warn("callback abandoned", { ...f })),
       })),
   });
   const gateway = createGateway(deps, host);
@@ -126,7 +129,11 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     port: config.port,
     hostname: config.host,
     idleTimeout: 60,
+    // Bodies are capped by the handlers (server/http/capped-body.ts), which answer with the error body.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     fetch(request, srv) {
+      const oversize = refuseDeclaredOversize(request);
+      if (oversize) return oversize;
       const peer = srv.requestIP(request)?.address ?? null;
       if (peer) peerAddress.set(request, peer);
       if (request.headers.get("upgrade")?.toLowerCase() === "websocket" && new URL(request.url).pathname === "/v2/live") {

@@ -208,7 +208,7 @@ export const CallbackConfigSchema = {
             type: 'string',
             format: 'uri',
             minLength: 1,
-            description: 'URL receiving the messages.'
+            description: 'URL receiving the messages: http or https, without credentials, whose host resolves only to public addresses. Loopback, private, link-local and other internal destinations are refused with 400 naming this field unless the operator allows them; a destination refused later (its name now resolving to an internal address) is reported once with an `error` message on the WebSocket.'
         },
         receive_partial_transcripts: {
             type: 'boolean',
@@ -1796,7 +1796,7 @@ export const LiveSessionInitSchema = {
         custom_metadata: {
             type: 'object',
             additionalProperties: true,
-            description: 'Free key/value data stored with the session; the session list can filter on it.'
+            description: 'Free key/value data stored with the session; the session list can filter on it. Objects and arrays nest at most 64 levels (as in the whole request body).'
         }
     },
     examples: [
@@ -1925,7 +1925,7 @@ export const LlmCallbackRequestSchema = {
                 'object',
                 'array'
             ],
-            description: 'The LLM response; an empty object or array is accepted.'
+            description: 'The LLM response; an empty object or array is accepted. Objects and arrays nest at most 64 levels.'
         }
     }
 } as const;

@@ -104,7 +104,7 @@ export type CallbackAudioChunkAck = {
  */
 export type CallbackConfig = {
     /**
-     * URL receiving the messages.
+     * URL receiving the messages: http or https, without credentials, whose host resolves only to public addresses. Loopback, private, link-local and other internal destinations are refused with 400 naming this field unless the operator allows them; a destination refused later (its name now resolving to an internal address) is reported once with an `error` message on the WebSocket.
      */
     url: string;
     /**
@@ -773,7 +773,7 @@ export type LiveSessionInit = {
     callback?: boolean;
     callback_config?: CallbackConfig;
     /**
-     * Free key/value data stored with the session; the session list can filter on it.
+     * Free key/value data stored with the session; the session list can filter on it. Objects and arrays nest at most 64 levels (as in the whole request body).
      */
     custom_metadata?: {
         [key: string]: unknown;
@@ -836,7 +836,7 @@ export type LlmCallbackRequest = {
      */
     status: string;
     /**
-     * The LLM response; an empty object or array is accepted.
+     * The LLM response; an empty object or array is accepted. Objects and arrays nest at most 64 levels.
      */
     data: {
         [key: string]: unknown;

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { canServe } from "../../../workers/coordinator/can-serve.ts";
 import { NoCapacityError } from "../../../workers/coordinator/types.ts";
 import { clusterRegions } from "../../config.ts";
+import { callbackUrlProblem } from "../../delivery/callback-url.ts";
 import { applyDefaults } from "../../options/defaults.ts";
 import { requestedFeatures } from "../../options/features.ts";
 import { URL_TTL_MS } from "../../sessions/limits.ts";
@@ -19,6 +20,11 @@ export const createLiveSession: Handler<"createLiveSession"> = async ({ info, pr
   const parsed = query();
   const init = await body();
   const problems = [...parsed.errors, ...semanticErrors(init)];
+  const callbackUrl = init.callback ? init.callback_config?.url : undefined;
+  if (callbackUrl) {
+    const problem = await callbackUrlProblem(callbackUrl, { allowLoopback: deps.config.callbacksAllowLoopback, allowPrivate: deps.config.callbacksAllowPrivate });
+    if (problem) problems.push(problem);
+  }
   if (problems.length) throw badRequest(problems);
 
   const region = parsed.values.region;
