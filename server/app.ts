@@ -6,13 +6,13 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { Elysia } from "elysia";
 import { operations } from "../generated/operations.ts";
-import { renderPrometheus, type CoordinatorMetrics } from "../workers/coordinator/redis-metrics.ts";
 import { adminRouter } from "./admin/router.ts";
-import { API_KEY_HEADER, authenticate } from "./auth/authenticate.ts";
+import { apiKeyOf, authenticate } from "./auth/authenticate.ts";
 import type { AppDeps } from "./deps.ts";
 import { clientAddress, type RequestInfo } from "./http/context.ts";
 import { ApiError, errorBody, newRequestId } from "./http/errors.ts";
 import { routes } from "./http/routes.ts";
+import { httpRequestServed, scrape } from "./metrics/index.ts";
 import { timingSafeEqual } from "node:crypto";
 
 const generatedDir = new URL("../generated/", import.meta.url);
@@ -60,7 +60,7 @@ export function createApp(deps: AppDeps) {
         const started = performance.now();
         let response: Response;
         try {
-          const principal = await authenticate(deps.store, request.headers.get(API_KEY_HEADER), info.clientIp, route.scope);
+          const principal = await authenticate(deps.store, apiKeyOf(request.headers), info.clientIp, route.scope);
           response = await route.handler({ request, params, info, principal, deps, op });
         } catch (e) {
           if (e instanceof ApiError) {
@@ -71,6 +71,7 @@ export function createApp(deps: AppDeps) {
           }
         }
         response.headers.set("x-request-id", info.requestId);
+        httpRequestServed(op.operationId, response.status, (performance.now() - started) / 1000);
         log.info("request", {
           request_id: info.requestId,
           method: op.method,
@@ -90,9 +91,8 @@ export function createApp(deps: AppDeps) {
   app.get("/docs", () => new Response(Bun.file(new URL("reference.html", generatedDir)), { headers: { "content-type": "text/html; charset=utf-8" } }));
   app.get("/health", () => ({ status: "ok" }));
   app.get("/metrics", async () => {
-    const metrics = (deps.coordinator as { metrics?: () => Promise<CoordinatorMetrics> }).metrics;
-    const body = metrics ? renderPrometheus(await metrics.call(deps.coordinator)) : "";
-    return new Response(body, { headers: { "content-type": "text/plain; version=0.0.4" } });
+    const { body, contentType } = await scrape();
+    return new Response(body, { headers: { "content-type": contentType } });
   });
 
   app.all("/admin/trpc/*", ({ request }: { request: Request }) => {

@@ -18,10 +18,12 @@ import { bootstrapAccount } from "./bootstrap.ts";
 import { LocalDirectory, type SessionDirectory } from "./cluster/directory.ts";
 import { RedisDirectory } from "./cluster/redis-directory.ts";
 import { systemClock, type Clock } from "./clock.ts";
-import { loadConfig, type Config } from "./config.ts";
+import { loadConfig, StartupError, type Config } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { createGateway, type LiveGateway } from "./gateway/index.ts";
 import { log as rootLog, type Logger } from "./log.ts";
+import { attachSource } from "./metrics/index.ts";
+import { createCors } from "./http/cors.ts";
 import { sweepExpired } from "./sessions/expiry.ts";
 import { SqliteStore } from "./store/sqlite.ts";
 import type { Store } from "./store/types.ts";
@@ -69,7 +71,6 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       : await InProcessCoordinator.create({ modelsDir: config.modelsDir }));
   const directory =
     opts.directory ?? (redisUrl ? await RedisDirectory.connect({ url: redisUrl, prefix: config.redisPrefix, gatewayId, onError: redisWarn }) : new LocalDirectory());
-  await bootstrapAccount(store, config.bootstrapApiKey, log, opts.print ?? (() => {}));
 
   const deps: AppDeps = {
     config,
@@ -82,21 +83,41 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   };
   const app = createApp(deps);
   const gateway = createGateway(deps);
+  const detachMetrics = attachSource({ gatewayId: directory.gatewayId, activeSessions: () => gateway.activeSessions(), coordinator });
 
-  const server = Bun.serve({
-    port: config.port,
-    hostname: config.host,
-    idleTimeout: 60,
-    fetch(request, srv) {
-      const peer = srv.requestIP(request)?.address ?? null;
-      if (peer) peerAddress.set(request, peer);
-      if (request.headers.get("upgrade")?.toLowerCase() === "websocket" && new URL(request.url).pathname === "/v2/live") {
-        return gateway.upgrade(request, srv as never, peer);
-      }
-      return app.handle(request);
-    },
-    websocket: gateway.websocket as never,
-  });
+  const cors = createCors(config.corsOrigins);
+  const release = async () => {
+    detachMetrics();
+    if (!opts.directory) await directory.close();
+    if (!opts.coordinator) await coordinator.close();
+    if (!opts.store) await store.close();
+  };
+  let server: Server<unknown>;
+  try {
+    server = Bun.serve({
+      port: config.port,
+      hostname: config.host,
+      idleTimeout: 60,
+      fetch(request, srv) {
+        const peer = srv.requestIP(request)?.address ?? null;
+        if (peer) peerAddress.set(request, peer);
+        if (request.headers.get("upgrade")?.toLowerCase() === "websocket" && new URL(request.url).pathname === "/v2/live") {
+          return gateway.upgrade(request, srv as never, peer);
+        }
+        return cors.preflight(request) ?? app.handle(request).then((response) => cors.decorate(request, response));
+      },
+      websocket: gateway.websocket as never,
+    }) as never;
+  } catch (e) {
+    await gateway.shutdown();
+    await release();
+    if ((e as { code?: string }).code === "EADDRINUSE") {
+      throw new StartupError(`port ${config.port} on ${config.host} is already in use: stop the process holding it or set PORT to a free port`);
+    }
+    throw e;
+  }
+  // After the port is taken, so that a refused start does not spend the once-shown key.
+  await bootstrapAccount(store, config.bootstrapApiKey, log, opts.print ?? (() => {}));
   const port = server.port!;
   if (!explicitPublicUrl) {
     const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
@@ -126,9 +147,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       clearInterval(abandonedSweeper);
       await gateway.shutdown();
       server.stop(true);
-      if (!opts.directory) await directory.close();
-      if (!opts.coordinator) await coordinator.close();
-      if (!opts.store) await store.close();
+      await release();
     },
   };
 }

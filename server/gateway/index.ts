@@ -20,6 +20,7 @@ import { LiveSession, type LiveSessionDeps, type SessionSink } from "../session/
 import { MAX_FRAME_BYTES, MAX_READ_FRAME_BYTES, parseFrame } from "./frames.ts";
 import { Outbox } from "./outbox.ts";
 import type { Gateway } from "./types.ts";
+import { socketClosed, socketOpened } from "../metrics/index.ts";
 
 /** What an upgraded socket carries: the resolved session, or why it is refused. */
 export interface SocketData {
@@ -321,6 +322,7 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
       closeOnBackpressureLimit: false,
       idleTimeout: 120,
       open(ws) {
+        socketOpened();
         const conn = new Connection(ws);
         ws.data.conn = conn;
         const record = ws.data.record;
@@ -347,6 +349,7 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
         ws.data.conn?.drain();
       },
       close(ws) {
+        socketClosed();
         const conn = ws.data.conn;
         if (!conn) return;
         conn.closed = true;

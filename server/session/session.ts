@@ -28,6 +28,7 @@ import type { PersistedSession } from "./persist.ts";
 import { createSessionRecording, type SessionRecording } from "./recording.ts";
 import { buildResult, buildTranscription } from "./result.ts";
 import { RetainedBytes } from "./retained.ts";
+import { audioArrived, messageSent } from "../metrics/index.ts";
 
 /** Where a session's messages go while a socket is attached. */
 export interface SessionSink {
@@ -332,6 +333,7 @@ export class LiveSession {
     if (cut) fresh = fresh.subarray(0, Math.max(0, limit - this.retained.end));
     const offset = this.retained.end;
     this.retained.append(fresh);
+    audioArrived(this, this.secondsAt(offset), this.secondsAt(this.retained.end));
     this.recording?.write(fresh, offset);
     this.enqueue(() => this.process(fresh));
     if (cut && this.phase === "recording") this.stop("max_duration");
@@ -576,6 +578,7 @@ export class LiveSession {
   }
 
   private emit(message: ServerMessage): void {
+    messageSent(this, message);
     const flag = flagOf(message);
     const cfg = this.options.callback_config;
     if (this.deps.callbacks && this.callbackFlag(flag) && cfg?.url) {

@@ -60,7 +60,7 @@ export class InProcessCoordinator implements InferenceCoordinator {
   }
 
   /** Current pool load (running and queued jobs). */
-  get load(): { running: number; queued: number } {
+  get load(): { running: number; queued: number; oldestQueuedMs: number } {
     return this.pool.load;
   }
 
