@@ -100,9 +100,9 @@ export const getLiveSessionRecording = <ThrowOnError extends boolean = false>(op
 });
 
 /**
- * Store an LLM response (hosted cloud variant only)
+ * Store an LLM response
  *
- * Stores the response of a large-language-model request for a customer.
+ * Stores the response of a large-language-model request for a customer, with the account of the key (scope `callbacks:write`). Served by this service as by the hosted cloud variant.
  */
 export const storeLlmCallback = <ThrowOnError extends boolean = false>(options: Options<StoreLlmCallbackData, ThrowOnError>): RequestResult<StoreLlmCallbackResponses, StoreLlmCallbackErrors, ThrowOnError> => (options.client ?? client).post<StoreLlmCallbackResponses, StoreLlmCallbackErrors, ThrowOnError>({
     security: [{ name: 'x-service-key', type: 'apiKey' }, { name: 'x-gladia-key', type: 'apiKey' }],
