@@ -20,7 +20,13 @@ export interface StatefulOptions {
   state: HttpState;
   seed: number;
   issues?: KnownIssue[];
+  /** Fail (instead of skipping with a notice) when no callback reaches the loopback receiver. */
+  requireCallbacks?: boolean;
 }
+
+/** Why callbacks were not checked although the target is on loopback. */
+export const LOOPBACK_REFUSED =
+  "no callback reached the receiver on 127.0.0.1: the deployment refuses loopback callback targets unless it is started with CALLBACKS_ALLOW_LOOPBACK=true";
 
 const isLoopback = (url: string) => ["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname);
 
@@ -32,6 +38,9 @@ export async function runStateful(o: StatefulOptions): Promise<void> {
     return op;
   };
   const useCallbacks = isLoopback(o.target.baseUrl);
+  if (!useCallbacks) {
+    o.report.skipped.push({ area: "callback", name: "callbacks", reason: "the target is not on loopback, so it cannot reach the suite's callback receiver (127.0.0.1)" });
+  }
   await runProperty(o.report, "stateful", "session lifecycle", fc.constant(null), 1, o.seed, async () => {
     const violations: Violation[] = [];
     const log: string[] = [];
@@ -68,7 +77,14 @@ export async function runStateful(o: StatefulOptions): Promise<void> {
       await call(byId("getLiveSessionRecording"), { pathParams: { id } });
       await call(byId("getLiveSessionRecording"), { pathParams: { id }, headers: { range: "bytes=0-9" } });
 
-      if (receiver) {
+      const anyArrived = async () => {
+        for (let deadline = Date.now() + 5000; Date.now() < deadline; await Bun.sleep(50)) if (receiver!.envelopes.some((e) => e.id === id)) return true;
+        return false;
+      };
+      if (receiver && !(await anyArrived())) {
+        if (o.requireCallbacks) violations.push({ check: "callback_delivery", message: LOOPBACK_REFUSED });
+        else o.report.skipped.push({ area: "callback", name: "callbacks", reason: `${LOOPBACK_REFUSED} (or run with --require-callbacks to fail instead)` });
+      } else if (receiver) {
         const last = `live.end_session`;
         if (!(await receiver.waitFor(id, last, 10000))) violations.push({ check: "callback_delivery", message: `no ${last} callback within 10 s; got ${receiver.envelopes.map((e) => e.event).join(",")}` });
         const events = receiver.envelopes.filter((e) => e.id === id).map((e) => e.event);
