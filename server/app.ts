@@ -45,6 +45,31 @@ function adminAuthorized(request: Request, token: string | null): boolean {
   return given.length === want.length && timingSafeEqual(given, want);
 }
 
+/**
+ * The methods the contract defines for `path` (an exact path wins over a templated one, so
+ * `/v2/live/defaults` is not taken for `/v2/live/{id}`); empty when no operation has that path.
+ */
+function allowedMethods(path: string): string[] {
+  const exact = operations.filter((op) => op.path === path);
+  const matching = exact.length
+    ? exact
+    : operations.filter((op) => op.path.includes("{") && new RegExp(`^${op.path.replace(/\{\w+\}/g, "[^/]+")}$`).test(path));
+  return [...new Set(matching.map((op) => op.method.toUpperCase()))];
+}
+
+class MethodNotAllowed extends Error {
+  constructor(readonly allow: string[]) {
+    super("method not allowed");
+  }
+}
+
+/** 405 with the error body and `Allow`. */
+function methodNotAllowed(request: Request, info: Pick<RequestInfo, "path" | "requestId">, allow: string[]): Response {
+  const response = errorResponse(405, info, { message: `method ${request.method} not allowed; allowed: ${allow.join(", ")}`, reason: null, validationErrors: null });
+  response.headers.set("allow", allow.join(", "));
+  return response;
+}
+
 export function createApp(deps: AppDeps) {
   const { log } = deps;
   const app = new Elysia({ normalize: false });
@@ -60,10 +85,14 @@ export function createApp(deps: AppDeps) {
         const started = performance.now();
         let response: Response;
         try {
+          // A templated route taking a static path of other methods (DELETE /v2/live/defaults).
+          if (!allowedMethods(info.path).includes(op.method)) throw new MethodNotAllowed(allowedMethods(info.path));
           const principal = await authenticate(deps.store, apiKeyOf(request.headers), info.clientIp, route.scope);
           response = await route.handler({ request, params, info, principal, deps, op });
         } catch (e) {
-          if (e instanceof ApiError) {
+          if (e instanceof MethodNotAllowed) {
+            response = methodNotAllowed(request, info, e.allow);
+          } else if (e instanceof ApiError) {
             response = errorResponse(e.status, info, e);
           } else {
             log.error("unhandled error", { request_id: info.requestId, path: info.path, error: e });
@@ -107,7 +136,11 @@ export function createApp(deps: AppDeps) {
 
   app.onError(({ request, code }) => {
     const info = requestInfo(request, deps);
-    if (code === "NOT_FOUND") return errorResponse(404, info, { message: "no such endpoint", reason: null, validationErrors: null });
+    if (code === "NOT_FOUND") {
+      const allow = allowedMethods(info.path);
+      if (allow.length === 0) return errorResponse(404, info, { message: "no such endpoint", reason: null, validationErrors: null });
+      return methodNotAllowed(request, info, allow);
+    }
     log.error("framework error", { request_id: info.requestId, code });
     return errorResponse(400, info, { message: "request could not be read", reason: null, validationErrors: ["(request): could not be parsed"] });
   });
