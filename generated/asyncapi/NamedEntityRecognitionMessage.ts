@@ -1,9 +1,10 @@
+import {MessageError} from './MessageError';
 import {NamedEntityRecognitionMessageData} from './NamedEntityRecognitionMessageData';
 interface NamedEntityRecognitionMessage {
   'session_id': string;
   'created_at': string;
   'type': 'named_entity_recognition';
-  'error': any | null;
+  'error': MessageError | null;
   'data': NamedEntityRecognitionMessageData | null;
   'additionalProperties'?: Record<string, any>;
 }

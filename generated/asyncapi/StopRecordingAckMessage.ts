@@ -1,10 +1,11 @@
+import {MessageError} from './MessageError';
 import {StopRecordingAckMessageData} from './StopRecordingAckMessageData';
 interface StopRecordingAckMessage {
   'session_id': string;
   'created_at': string;
   'type': 'stop_recording';
   'acknowledged': boolean;
-  'error': any | null;
+  'error': MessageError | null;
   'data': StopRecordingAckMessageData | null;
   'additionalProperties'?: Record<string, any>;
 }

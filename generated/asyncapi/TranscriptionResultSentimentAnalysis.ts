@@ -4,6 +4,7 @@ interface TranscriptionResultSentimentAnalysis {
   'is_empty': boolean;
   'exec_time': number;
   'error': AddonError | null;
+  'results': string | null;
   'additionalProperties'?: Record<string, any>;
 }
 export { TranscriptionResultSentimentAnalysis };

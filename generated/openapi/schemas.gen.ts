@@ -114,7 +114,8 @@ export const AudioChunkAckMessageSchema = {
                     },
                     description: 'The same range in milliseconds.'
                 }
-            }
+            },
+            title: 'AudioChunkAckMessageData'
         }
     }
 } as const;
@@ -146,7 +147,8 @@ export const AudioChunkMessageSchema = {
                     pattern: '^[A-Za-z0-9+/]*={0,2}$',
                     description: 'Base64 of raw audio in the session\'s encoding, bit depth, rate and channels.'
                 }
-            }
+            },
+            title: 'AudioChunkMessageData'
         }
     }
 } as const;
@@ -672,7 +674,8 @@ export const CustomSpellingConfigSchema = {
                 items: {
                     type: 'string'
                 }
-            }
+            },
+            title: 'CustomSpellingConfigSpellingDictionary'
         }
     }
 } as const;
@@ -909,7 +912,8 @@ export const EndOfTurnMessageSchema = {
                         'timeout',
                         null
                     ],
-                    description: '`model`: the probability crossed the threshold; `timeout`: the silence reached `stop_s`.'
+                    description: '`model`: the probability crossed the threshold; `timeout`: the silence reached `stop_s`.',
+                    title: 'EndOfTurnMessageDataReason'
                 },
                 end: {
                     type: [
@@ -926,7 +930,8 @@ export const EndOfTurnMessageSchema = {
                     minimum: 0,
                     description: 'Seconds of speech in the turn.'
                 }
-            }
+            },
+            title: 'EndOfTurnMessageData'
         }
     }
 } as const;
@@ -990,7 +995,8 @@ export const EndOfTurnScoreMessageSchema = {
                     type: 'boolean',
                     description: 'True when this evaluation ended the turn.'
                 }
-            }
+            },
+            title: 'EndOfTurnScoreMessageData'
         }
     }
 } as const;
@@ -1026,7 +1032,8 @@ export const EndRecordingMessageSchema = {
                     minimum: 0,
                     description: 'Seconds of audio received.'
                 }
-            }
+            },
+            title: 'EndRecordingMessageData'
         }
     }
 } as const;
@@ -1788,7 +1795,8 @@ export const LiveSessionInitSchema = {
         custom_metadata: {
             type: 'object',
             additionalProperties: true,
-            description: 'Free key/value data stored with the session; the session list can filter on it.'
+            description: 'Free key/value data stored with the session; the session list can filter on it.',
+            title: 'LiveSessionInitCustomMetadata'
         }
     },
     examples: [
@@ -1934,7 +1942,8 @@ export const MessageErrorSchema = {
                 message: {
                     type: 'string'
                 }
-            }
+            },
+            title: 'MessageError'
         },
         {
             type: 'null'
@@ -2060,7 +2069,8 @@ export const NamedEntitySchema = {
                     type: 'string',
                     description: 'Same value as `label`.'
                 }
-            }
+            },
+            title: 'NamedEntity'
         }
     ]
 } as const;
@@ -2114,7 +2124,8 @@ export const NamedEntityRecognitionMessageSchema = {
                                 $ref: '#/components/schemas/NamedEntity'
                             }
                         }
-                    }
+                    },
+                    title: 'NamedEntityRecognitionMessageData'
                 }
             ]
         }
@@ -2184,7 +2195,8 @@ export const PiiMessageSchema = {
                         $ref: '#/components/schemas/Entity'
                     }
                 }
-            }
+            },
+            title: 'PiiMessageData'
         }
     }
 } as const;
@@ -2442,7 +2454,8 @@ export const SentimentAnalysisMessageSchema = {
                                 $ref: '#/components/schemas/SentimentResult'
                             }
                         }
-                    }
+                    },
+                    title: 'SentimentAnalysisMessageData'
                 }
             ]
         }
@@ -2740,7 +2753,8 @@ export const StopRecordingAckMessageSchema = {
                             minimum: 0,
                             description: 'Seconds of audio still to transcribe.'
                         }
-                    }
+                    },
+                    title: 'StopRecordingAckMessageData'
                 }
             ]
         }
@@ -2774,7 +2788,8 @@ export const SubtitleSchema = {
             enum: [
                 'srt',
                 'vtt'
-            ]
+            ],
+            title: 'SubtitleFormat'
         },
         subtitles: {
             type: 'string'
@@ -2795,7 +2810,8 @@ export const SummarizationConfigSchema = {
                 'concise'
             ],
             default: 'general',
-            description: 'Summary style.'
+            description: 'Summary style.',
+            title: 'SummarizationConfigType'
         }
     }
 } as const;
@@ -2845,7 +2861,8 @@ export const TranscriptMessageSchema = {
                 utterance: {
                     $ref: '#/components/schemas/Utterance'
                 }
-            }
+            },
+            title: 'TranscriptMessageData'
         }
     }
 } as const;
@@ -2956,9 +2973,11 @@ export const TranscriptionResultSchema = {
                                 $ref: '#/components/schemas/TranslatedTranscription'
                             }
                         }
-                    }
+                    },
+                    title: 'TranscriptionResultTranslation'
                 }
-            ]
+            ],
+            title: 'TranscriptionResultTranslation'
         },
         named_entity_recognition: {
             description: 'Entities of the whole session.',
@@ -2981,9 +3000,11 @@ export const TranscriptionResultSchema = {
                                 $ref: '#/components/schemas/NamedEntity'
                             }
                         }
-                    }
+                    },
+                    title: 'TranscriptionResultNamedEntityRecognition'
                 }
-            ]
+            ],
+            title: 'TranscriptionResultNamedEntityRecognition'
         },
         sentiment_analysis: {
             description: 'Sentiment of the whole session, as a JSON string.',
@@ -3003,9 +3024,11 @@ export const TranscriptionResultSchema = {
                                 'null'
                             ]
                         }
-                    }
+                    },
+                    title: 'TranscriptionResultSentimentAnalysis'
                 }
-            ]
+            ],
+            title: 'TranscriptionResultSentimentAnalysis'
         }
     }
 } as const;
@@ -3072,7 +3095,8 @@ export const TranslationConfigSchema = {
                 'enhanced'
             ],
             default: 'base',
-            description: 'Translation quality tier.'
+            description: 'Translation quality tier.',
+            title: 'TranslationConfigModel'
         },
         match_original_utterances: {
             type: 'boolean',
@@ -3200,7 +3224,8 @@ export const TranslationMessageSchema = {
                         translated_utterance: {
                             $ref: '#/components/schemas/Utterance'
                         }
-                    }
+                    },
+                    title: 'TranslationMessageData'
                 }
             ]
         }

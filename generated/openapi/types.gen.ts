@@ -49,6 +49,9 @@ export type AudioChunkAckMessage = {
      * What failed, or null.
      */
     error?: unknown;
+    /**
+     * AudioChunkAckMessageData
+     */
     data: {
         /**
          * First and last (excluded) byte of the acknowledged audio, counted from the session start.
@@ -72,6 +75,9 @@ export type AudioChunkAckMessage = {
  */
 export type AudioChunkMessage = {
     type: 'audio_chunk';
+    /**
+     * AudioChunkMessageData
+     */
     data: {
         /**
          * Base64 of raw audio in the session's encoding, bit depth, rate and channels.
@@ -320,6 +326,8 @@ export type ClientMessage = ({
  */
 export type CustomSpellingConfig = {
     /**
+     * CustomSpellingConfigSpellingDictionary
+     *
      * Maps a spelling to the variants heard that it replaces.
      */
     spelling_dictionary: {
@@ -409,6 +417,9 @@ export type EndOfTurnMessage = {
     session_id: SessionId;
     created_at: Timestamp;
     type: 'end_of_turn';
+    /**
+     * EndOfTurnMessageData
+     */
     data: {
         /**
          * Zero-based audio channel.
@@ -419,6 +430,8 @@ export type EndOfTurnMessage = {
          */
         probability: number | null;
         /**
+         * EndOfTurnMessageDataReason
+         *
          * `model`: the probability crossed the threshold; `timeout`: the silence reached `stop_s`.
          */
         reason: 'model' | 'timeout' | null;
@@ -440,6 +453,9 @@ export type EndOfTurnScoreMessage = {
     session_id: SessionId;
     created_at: Timestamp;
     type: 'end_of_turn_score';
+    /**
+     * EndOfTurnScoreMessageData
+     */
     data: {
         /**
          * Zero-based audio channel.
@@ -475,6 +491,9 @@ export type EndRecordingMessage = {
     session_id: SessionId;
     created_at: Timestamp;
     type: 'end_recording';
+    /**
+     * EndRecordingMessageData
+     */
     data: {
         /**
          * Seconds of audio received.
@@ -773,6 +792,8 @@ export type LiveSessionInit = {
     callback?: boolean;
     callback_config?: CallbackConfig;
     /**
+     * LiveSessionInitCustomMetadata
+     *
      * Free key/value data stored with the session; the session list can filter on it.
      */
     custom_metadata?: {
@@ -956,6 +977,9 @@ export type PiiMessage = {
     session_id: SessionId;
     created_at: Timestamp;
     type: 'pii';
+    /**
+     * PiiMessageData
+     */
     data: {
         utterance_id: string;
         utterance: Utterance;
@@ -1239,6 +1263,9 @@ export type StopRecordingMessage = {
  * Subtitles of the transcript in one format.
  */
 export type Subtitle = {
+    /**
+     * SubtitleFormat
+     */
     format: 'srt' | 'vtt';
     subtitles: string;
 };
@@ -1248,6 +1275,8 @@ export type Subtitle = {
  */
 export type SummarizationConfig = {
     /**
+     * SummarizationConfigType
+     *
      * Summary style.
      */
     type?: 'general' | 'bullet_points' | 'concise';
@@ -1265,6 +1294,9 @@ export type TranscriptMessage = {
     session_id: SessionId;
     created_at: Timestamp;
     type: 'transcript';
+    /**
+     * TranscriptMessageData
+     */
     data: {
         /**
          * Identifier of the utterance; partials and the final of one utterance share it.
@@ -1327,18 +1359,24 @@ export type TranscriptionResult = {
     metadata: TranscriptionMetadata;
     transcription?: Transcription;
     /**
+     * TranscriptionResultTranslation
+     *
      * Translations per target language.
      */
     translation?: AddonResult & {
         results: Array<TranslatedTranscription> | null;
     };
     /**
+     * TranscriptionResultNamedEntityRecognition
+     *
      * Entities of the whole session.
      */
     named_entity_recognition?: AddonResult & {
         results: Array<NamedEntity> | null;
     };
     /**
+     * TranscriptionResultSentimentAnalysis
+     *
      * Sentiment of the whole session, as a JSON string.
      */
     sentiment_analysis?: AddonResult & {
@@ -1365,6 +1403,8 @@ export type TranslationConfig = {
      */
     target_languages: Array<TranslationLanguageCode>;
     /**
+     * TranslationConfigModel
+     *
      * Translation quality tier.
      */
     model?: 'base' | 'batch' | 'enhanced';

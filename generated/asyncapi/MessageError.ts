@@ -1,0 +1,6 @@
+
+interface MessageError {
+  'message': string;
+  'additionalProperties'?: Record<string, any>;
+}
+export { MessageError };
