@@ -1,7 +1,8 @@
 /**
  * Gives every inline object or enum schema of a bundled document a stable `title`
  * (`<Parent><Member>`, e.g. `TranscriptMessageData`, `EndOfTurnMessageDataReason`; array items
- * `<Parent>Item`; compositions (`allOf`) too; inline message payloads `<Message>Payload`), so that code generators in any
+ * `<Parent>Item`; compositions (`allOf`) too; `X or null` wrappers `Nullable<Parent><Member>`; inline
+ * message payloads `<Message>Payload`), so that code generators in any
  * language (Modelina, openapi-python-client, …) name their models after the contract instead of
  * numbering them (`AnonymousSchema_31`). Component schemas are named by their key already; a schema
  * that has a title keeps it.
@@ -21,6 +22,9 @@ function visit(schema: unknown, name: string, named: boolean, always = false): v
   for (const key of ["oneOf", "anyOf", "allOf"]) {
     const branches = schema[key];
     if (!Array.isArray(branches)) continue;
+    // `X or null`: the wrapper is `Nullable<Name>` (Go and Java make it a type of its own), X keeps `<Name>`.
+    const nullable = key !== "allOf" && branches.length === 2 && branches.some((b) => isObject(b) && b.type === "null");
+    if (named && nullable && schema.title === undefined) schema.title = `Nullable${name}`;
     const objects = branches.filter((b) => isObject(b) && (b.type === "object" || "properties" in b));
     branches.forEach((b, i) => visit(b, objects.length > 1 ? `${name}Variant${i + 1}` : name, true));
   }

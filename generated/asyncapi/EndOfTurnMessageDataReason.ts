@@ -1,3 +1,3 @@
 
-type EndOfTurnMessageDataReason = "model" | "timeout" | 'null';
+type EndOfTurnMessageDataReason = "model" | "timeout";
 export { EndOfTurnMessageDataReason };

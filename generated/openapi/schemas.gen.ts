@@ -52,7 +52,8 @@ export const AddonResultSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableAddonResultError'
         }
     }
 } as const;
@@ -903,17 +904,21 @@ export const EndOfTurnMessageSchema = {
                     description: 'Probability that the speaker finished.'
                 },
                 reason: {
-                    type: [
-                        'string',
-                        'null'
-                    ],
-                    enum: [
-                        'model',
-                        'timeout',
-                        null
+                    oneOf: [
+                        {
+                            type: 'string',
+                            enum: [
+                                'model',
+                                'timeout'
+                            ],
+                            title: 'EndOfTurnMessageDataReason'
+                        },
+                        {
+                            type: 'null'
+                        }
                     ],
                     description: '`model`: the probability crossed the threshold; `timeout`: the silence reached `stop_s`.',
-                    title: 'EndOfTurnMessageDataReason'
+                    title: 'NullableEndOfTurnMessageDataReason'
                 },
                 end: {
                     type: [
@@ -1666,7 +1671,8 @@ export const LiveSessionSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableLiveSessionFile'
         },
         request_params: {
             description: 'The options the session runs with.',
@@ -1677,7 +1683,8 @@ export const LiveSessionSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableLiveSessionRequestParams'
         },
         result: {
             description: 'The result, once the session ended.',
@@ -1688,7 +1695,8 @@ export const LiveSessionSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableLiveSessionResult'
         }
     }
 } as const;
@@ -2127,7 +2135,8 @@ export const NamedEntityRecognitionMessageSchema = {
                     },
                     title: 'NamedEntityRecognitionMessageData'
                 }
-            ]
+            ],
+            title: 'NullableNamedEntityRecognitionMessageData'
         }
     }
 } as const;
@@ -2391,7 +2400,8 @@ export const SentenceSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableSentenceError'
         },
         results: {
             type: [
@@ -2457,7 +2467,8 @@ export const SentimentAnalysisMessageSchema = {
                     },
                     title: 'SentimentAnalysisMessageData'
                 }
-            ]
+            ],
+            title: 'NullableSentimentAnalysisMessageData'
         }
     }
 } as const;
@@ -2756,7 +2767,8 @@ export const StopRecordingAckMessageSchema = {
                     },
                     title: 'StopRecordingAckMessageData'
                 }
-            ]
+            ],
+            title: 'NullableStopRecordingAckMessageData'
         }
     }
 } as const;
@@ -3051,7 +3063,8 @@ export const TranslatedTranscriptionSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableTranslatedTranscriptionError'
         },
         full_transcript: {
             type: 'string'
@@ -3227,7 +3240,8 @@ export const TranslationMessageSchema = {
                     },
                     title: 'TranslationMessageData'
                 }
-            ]
+            ],
+            title: 'NullableTranslationMessageData'
         }
     }
 } as const;

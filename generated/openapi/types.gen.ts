@@ -34,6 +34,9 @@ export type AddonResult = {
      * Seconds spent.
      */
     exec_time: number;
+    /**
+     * NullableAddonResultError
+     */
     error: AddonError | null;
 };
 
@@ -430,7 +433,7 @@ export type EndOfTurnMessage = {
          */
         probability: number | null;
         /**
-         * EndOfTurnMessageDataReason
+         * NullableEndOfTurnMessageDataReason
          *
          * `model`: the probability crossed the threshold; `timeout`: the silence reached `stop_s`.
          */
@@ -727,14 +730,20 @@ export type LiveSession = {
     error_code?: number | null;
     kind: 'live';
     /**
+     * NullableLiveSessionFile
+     *
      * The recording, when the account records audio.
      */
     file?: FileInfo | null;
     /**
+     * NullableLiveSessionRequestParams
+     *
      * The options the session runs with.
      */
     request_params?: LiveSessionInit | null;
     /**
+     * NullableLiveSessionResult
+     *
      * The result, once the session ended.
      */
     result?: TranscriptionResult | null;
@@ -948,6 +957,9 @@ export type NamedEntityRecognitionMessage = {
     created_at: Timestamp;
     type: 'named_entity_recognition';
     error: MessageError;
+    /**
+     * NullableNamedEntityRecognitionMessageData
+     */
     data: null | {
         utterance_id: string;
         utterance: Utterance;
@@ -1086,6 +1098,9 @@ export type Sentence = {
     success: boolean;
     is_empty: boolean;
     exec_time: number;
+    /**
+     * NullableSentenceError
+     */
     error: AddonError | null;
     results: Array<string> | null;
 };
@@ -1098,6 +1113,9 @@ export type SentimentAnalysisMessage = {
     created_at: Timestamp;
     type: 'sentiment_analysis';
     error: MessageError;
+    /**
+     * NullableSentimentAnalysisMessageData
+     */
     data: null | {
         utterance_id: string;
         utterance: Utterance;
@@ -1240,6 +1258,9 @@ export type StopRecordingAckMessage = {
     type: 'stop_recording';
     acknowledged: boolean;
     error: MessageError;
+    /**
+     * NullableStopRecordingAckMessageData
+     */
     data: null | {
         /**
          * Seconds of audio received.
@@ -1388,6 +1409,9 @@ export type TranscriptionResult = {
  * The transcript translated into one target language.
  */
 export type TranslatedTranscription = {
+    /**
+     * NullableTranslatedTranscriptionError
+     */
     error: AddonError | null;
     full_transcript: string;
     languages: Array<string>;
@@ -1443,6 +1467,9 @@ export type TranslationMessage = {
     created_at: Timestamp;
     type: 'translation';
     error: MessageError;
+    /**
+     * NullableTranslationMessageData
+     */
     data: null | {
         utterance_id: string;
         utterance: Utterance;
