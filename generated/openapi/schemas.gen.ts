@@ -1929,9 +1929,15 @@ export const LlmCallbackRequestSchema = {
             description: 'State of the LLM request.'
         },
         data: {
-            type: [
-                'object',
-                'array'
+            anyOf: [
+                {
+                    type: 'object',
+                    title: 'LlmCallbackRequestData'
+                },
+                {
+                    type: 'array',
+                    items: {}
+                }
             ],
             description: 'The LLM response; an empty object or array is accepted.'
         }
