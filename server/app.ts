@@ -49,11 +49,10 @@ function adminAuthorized(request: Request, token: string | null): boolean {
  * The methods the contract defines for `path` (an exact path wins over a templated one, so
  * `/v2/live/defaults` is not taken for `/v2/live/{id}`); empty when no operation has that path.
  */
+const templated = operations.filter((op) => op.path.includes("{")).map((op) => ({ op, pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, "[^/]+")}$`) }));
 function allowedMethods(path: string): string[] {
   const exact = operations.filter((op) => op.path === path);
-  const matching = exact.length
-    ? exact
-    : operations.filter((op) => op.path.includes("{") && new RegExp(`^${op.path.replace(/\{\w+\}/g, "[^/]+")}$`).test(path));
+  const matching = exact.length ? exact : templated.filter((t) => t.pattern.test(path)).map((t) => t.op);
   return [...new Set(matching.map((op) => op.method.toUpperCase()))];
 }
 

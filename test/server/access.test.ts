@@ -71,7 +71,7 @@ describe("CORS", () => {
     const svc = await startTestService();
     try {
       const pre = await preflight(`${svc.running.url}/v2/live`, "http://app.example");
-      expect(pre.status).toBe(404);
+      expect(pre.status).toBe(405);
       expect(pre.headers.get("access-control-allow-origin")).toBeNull();
       const res = await fetch(`${svc.running.url}/v2/live`, { headers: { origin: "http://app.example", "x-service-key": svc.key } });
       expect(res.status).toBe(200);
@@ -146,4 +146,28 @@ describe("start on a busy port", () => {
       holder.stop(true);
     }
   }, 30_000);
+});
+
+describe("methods a path does not define", () => {
+  test("405 with Allow listing the path's methods; unknown paths stay 404", async () => {
+    const svc = await startTestService();
+    try {
+      const call = (method: string, p: string) => fetch(`${svc.running.url}${p}`, { method, headers: { "x-service-key": svc.key } });
+      const put = await call("PUT", "/v2/live/defaults");
+      expect(put.status).toBe(405);
+      expect(put.headers.get("allow")).toBe("GET");
+      expect(put.headers.get("x-request-id")).toMatch(/^G-[0-9a-f]{8}$/);
+      expect(((await put.json()) as { statusCode: number }).statusCode).toBe(405);
+      const del = await call("DELETE", "/v2/live/capabilities");
+      expect(del.status).toBe(405);
+      expect(del.headers.get("allow")).toBe("GET");
+      const patch = await call("PATCH", "/v2/live/3f1c8a52-3a43-4bf5-a3a4-6f3f0f7f9a11");
+      expect(patch.status).toBe(405);
+      expect(patch.headers.get("allow")).toBe("GET, DELETE");
+      expect((await call("DELETE", "/v2/live/3f1c8a52-3a43-4bf5-a3a4-6f3f0f7f9a11")).status).toBe(404);
+      expect((await call("GET", "/v2/nothing-here")).status).toBe(404);
+    } finally {
+      await svc.stop();
+    }
+  });
 });
