@@ -15,7 +15,7 @@
  *   process_*, nodejs_*                               prom-client's default process metrics
  */
 import client from "prom-client";
-import type { CoordinatorMetrics } from "../../workers/coordinator/redis-metrics.ts";
+import type { CoordinatorMetrics, ModelQueueMetrics } from "../../workers/coordinator/redis-metrics.ts";
 
 export const registry = new client.Registry();
 client.collectDefaultMetrics({ register: registry });
@@ -134,7 +134,7 @@ export function messageSent(session: object, message: SentMessage): void {
   if (at !== null) histogram.observe(Math.max(0, performance.now() - at) / 1000);
 }
 
-// ── gateways and inference (read at scrape time) ────────────────────────────
+// ── gateways and inference: collectors read at scrape time ─────────────────
 
 /** What a running server lends to the scrape: its live sessions and its inference coordinator. */
 export interface MetricsSource {
@@ -143,84 +143,86 @@ export interface MetricsSource {
   coordinator: object;
 }
 
+type PoolLoad = { running: number; queued: number; oldestQueuedMs: number };
+
+/** One source read once per scrape: the Redis queue snapshot (distributed) or the pool load (embedded). */
+interface SourceSnapshot {
+  gateway: string;
+  sessions: number;
+  redis: CoordinatorMetrics | null;
+  pool: PoolLoad | null;
+}
+
 const sources = new Set<MetricsSource>();
 
 /** Registers a running server's gateway and coordinator; returns the function that removes them. */
 export function attachSource(source: MetricsSource): () => void {
   sources.add(source);
-  return () => sources.delete(source);
+  scrapeSnapshot = null;
+  return () => {
+    sources.delete(source);
+    scrapeSnapshot = null;
+  };
 }
 
-const gauge = (name: string, help: string, labelNames: string[]) => new client.Gauge({ name, help, labelNames, registers });
-const counter = (name: string, help: string) => new client.Counter({ name, help, labelNames: ["gateway"], registers });
-
-const liveSessions = gauge("stt_live_sessions", "Live sessions held by the gateway.", ["gateway"]);
-const perModel = {
-  depth: gauge("stt_inference_queue_depth", "Inference jobs queued or running per model (model=\"all\" for the embedded pool).", ["gateway", "model"]),
-  waiting: gauge("stt_inference_queue_waiting", "Inference jobs not yet taken by a worker per model.", ["gateway", "model"]),
-  inFlight: gauge("stt_inference_in_flight", "Inference jobs running per model.", ["gateway", "model"]),
-  lag: gauge("stt_inference_oldest_job_age_seconds", "Age of the oldest waiting (embedded) or queued-or-running (distributed) job per model: the queue's lag.", ["gateway", "model"]),
-  workers: gauge("stt_inference_model_workers", "Live workers serving the model (distributed).", ["gateway", "model"]),
-  capacity: gauge("stt_inference_capacity_slots", "Concurrent jobs the live workers of the model can run (distributed).", ["gateway", "model"]),
-  free: gauge("stt_inference_free_slots", "Free slots of the model's workers at their last heartbeat (distributed).", ["gateway", "model"]),
-};
-const perGateway = {
-  workers: gauge("stt_inference_workers", "Live inference workers in the registry (distributed).", ["gateway"]),
-  pendingCalls: gauge("stt_inference_pending_calls", "Transcriptions this gateway is waiting for (distributed).", ["gateway"]),
-  deadLettered: counter("stt_inference_dead_lettered_total", "Jobs moved to the dead-letter stream (distributed, all gateways)."),
-  resent: counter("stt_inference_resent_total", "Jobs re-sent after Redis lost them (distributed)."),
-  duplicateResults: counter("stt_inference_duplicate_results_total", "Duplicate results ignored (distributed)."),
-  refused: counter("stt_inference_refused_total", "Jobs refused because the model's queue was full (distributed)."),
-};
-
-/** Sets the inference metrics of one gateway from a snapshot of the Redis coordinator. */
-export function recordCoordinatorMetrics(m: CoordinatorMetrics): void {
-  const gateway = m.gatewayId;
-  perGateway.workers.set({ gateway }, m.workers);
-  perGateway.pendingCalls.set({ gateway }, m.pendingCalls);
-  const totals = [
-    [perGateway.deadLettered, m.deadLettered],
-    [perGateway.resent, m.resent],
-    [perGateway.duplicateResults, m.duplicateResults],
-    [perGateway.refused, m.refused],
-  ] as const;
-  for (const [c, value] of totals) {
-    c.remove({ gateway });
-    c.inc({ gateway }, value);
-  }
-  for (const q of m.models) {
-    const labels = { gateway, model: q.model };
-    perModel.depth.set(labels, q.depth);
-    perModel.waiting.set(labels, q.waiting);
-    perModel.inFlight.set(labels, q.inFlight);
-    perModel.lag.set(labels, q.oldestAgeMs / 1000);
-    perModel.workers.set(labels, q.workers);
-    perModel.capacity.set(labels, q.capacity);
-    perModel.free.set(labels, q.free);
-  }
-}
-
-type PoolLoad = { running: number; queued: number; oldestQueuedMs: number };
-
-async function refresh(source: MetricsSource): Promise<void> {
-  const gateway = source.gatewayId;
-  liveSessions.set({ gateway }, source.activeSessions());
+async function read(source: MetricsSource): Promise<SourceSnapshot> {
   const c = source.coordinator as { metrics?: () => Promise<CoordinatorMetrics>; load?: PoolLoad };
-  if (typeof c.metrics === "function") {
-    recordCoordinatorMetrics(await c.metrics());
-  } else if (c.load) {
-    const { running, queued, oldestQueuedMs } = c.load;
-    const labels = { gateway, model: "all" };
-    perModel.depth.set(labels, running + queued);
-    perModel.waiting.set(labels, queued);
-    perModel.inFlight.set(labels, running);
-    perModel.lag.set(labels, oldestQueuedMs / 1000);
-  }
+  const redis = typeof c.metrics === "function" ? await c.metrics().catch(() => null) : null;
+  return { gateway: source.gatewayId, sessions: source.activeSessions(), redis, pool: c.load ?? null };
 }
 
-/** The Prometheus text exposition of every metric, inference snapshots taken now. */
+/** The sources' snapshots, read once for all the collectors of one scrape. */
+let scrapeSnapshot: { at: number; value: Promise<SourceSnapshot[]> } | null = null;
+function snapshots(): Promise<SourceSnapshot[]> {
+  const now = performance.now();
+  if (!scrapeSnapshot || now - scrapeSnapshot.at > 250) scrapeSnapshot = { at: now, value: Promise.all([...sources].map(read)) };
+  return scrapeSnapshot.value;
+}
+
+type Sample = [labels: Record<string, string>, value: number];
+
+/** A gauge (or counter of absolute totals) whose samples are computed from the snapshots at each scrape. */
+function collected(kind: "gauge" | "counter", name: string, help: string, labelNames: string[], samples: (s: SourceSnapshot) => Sample[]): void {
+  async function collect(this: client.Gauge | client.Counter) {
+    this.reset();
+    for (const snapshot of await snapshots()) {
+      for (const [labels, value] of samples(snapshot)) {
+        if (this instanceof client.Gauge) this.set(labels, value);
+        else this.inc(labels, value);
+      }
+    }
+  }
+  if (kind === "gauge") new client.Gauge({ name, help, labelNames, registers, collect });
+  else new client.Counter({ name, help, labelNames, registers, collect });
+}
+
+const perGateway = (pick: (m: CoordinatorMetrics) => number) => (s: SourceSnapshot): Sample[] => (s.redis ? [[{ gateway: s.gateway }, pick(s.redis)]] : []);
+/** Per model in distributed mode; `model="all"` for the embedded pool when `pool` gives a value. */
+const perModel =
+  (pick: (q: ModelQueueMetrics) => number, pool?: (p: PoolLoad) => number) =>
+  (s: SourceSnapshot): Sample[] => {
+    if (s.redis) return s.redis.models.map((q) => [{ gateway: s.gateway, model: q.model }, pick(q)]);
+    return s.pool && pool ? [[{ gateway: s.gateway, model: "all" }, pool(s.pool)]] : [];
+  };
+const byModel = ["gateway", "model"];
+
+collected("gauge", "stt_live_sessions", "Live sessions held by the gateway.", ["gateway"], (s) => [[{ gateway: s.gateway }, s.sessions]]);
+collected("gauge", "stt_inference_queue_depth", "Inference jobs queued or running per model (model=\"all\" for the embedded pool).", byModel, perModel((q) => q.depth, (p) => p.running + p.queued));
+collected("gauge", "stt_inference_queue_waiting", "Inference jobs not yet taken by a worker per model.", byModel, perModel((q) => q.waiting, (p) => p.queued));
+collected("gauge", "stt_inference_in_flight", "Inference jobs running per model.", byModel, perModel((q) => q.inFlight, (p) => p.running));
+collected("gauge", "stt_inference_oldest_job_age_seconds", "The queue's lag: age of the oldest waiting (embedded) or queued-or-running (distributed) job per model.", byModel, perModel((q) => q.oldestAgeMs / 1000, (p) => p.oldestQueuedMs / 1000));
+collected("gauge", "stt_inference_model_workers", "Live workers serving the model (distributed).", byModel, perModel((q) => q.workers));
+collected("gauge", "stt_inference_capacity_slots", "Concurrent jobs the live workers of the model can run (distributed).", byModel, perModel((q) => q.capacity));
+collected("gauge", "stt_inference_free_slots", "Free slots of the model's workers at their last heartbeat (distributed).", byModel, perModel((q) => q.free));
+collected("gauge", "stt_inference_workers", "Live inference workers in the registry (distributed).", ["gateway"], perGateway((m) => m.workers));
+collected("gauge", "stt_inference_pending_calls", "Transcriptions this gateway is waiting for (distributed).", ["gateway"], perGateway((m) => m.pendingCalls));
+collected("counter", "stt_inference_dead_lettered_total", "Jobs moved to the dead-letter stream (distributed, all gateways).", ["gateway"], perGateway((m) => m.deadLettered));
+collected("counter", "stt_inference_resent_total", "Jobs re-sent after Redis lost them (distributed).", ["gateway"], perGateway((m) => m.resent));
+collected("counter", "stt_inference_duplicate_results_total", "Duplicate results ignored (distributed).", ["gateway"], perGateway((m) => m.duplicateResults));
+collected("counter", "stt_inference_refused_total", "Jobs refused because the model's queue was full (distributed).", ["gateway"], perGateway((m) => m.refused));
+
+/** The Prometheus text exposition of every metric (the collectors read the sources now). */
 export async function scrape(): Promise<{ body: string; contentType: string }> {
-  for (const g of [liveSessions, ...Object.values(perModel), ...Object.values(perGateway)]) g.reset();
-  await Promise.all([...sources].map((s) => refresh(s).catch(() => {})));
+  scrapeSnapshot = null;
   return { body: await registry.metrics(), contentType: registry.contentType };
 }
