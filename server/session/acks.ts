@@ -149,7 +149,7 @@ export class SessionAcks {
   }
 
   /** Session time in seconds of an absolute stream offset. */
-  private secondsAt(byte: number): number {
+  secondsAt(byte: number): number {
     return Math.max(0, byte - this.headerBytes) / (this.format.sampleRate * bytesPerFrame(this.format));
   }
 

@@ -30,6 +30,7 @@ import type { PersistedSession } from "./persist.ts";
 import { createSessionRecording, type SessionRecording } from "./recording.ts";
 import { buildResult, buildTranscription } from "./result.ts";
 import { Transcriber } from "./transcriber.ts";
+import { audioArrived, messageSent } from "../metrics/index.ts";
 
 export type { SessionSink } from "./outlet.ts";
 
@@ -282,6 +283,7 @@ export class LiveSession {
 
   /** Delivers a message (filtered by the session's flags). */
   private emit(message: SessionMessage): void {
+    messageSent(this, message);
     this.outlet.emit(message);
   }
 
@@ -289,7 +291,8 @@ export class LiveSession {
 
   private accept(fresh: Uint8Array): void {
     // The plan's maximum duration: audio past it is not taken, and the recording stops there.
-    const { bytes, cut } = this.intake.take(fresh);
+    const { bytes, cut, offset } = this.intake.take(fresh);
+    audioArrived(this, this.acks.secondsAt(offset), this.acks.secondsAt(offset + bytes.length));
     this.enqueue(() => this.process(bytes));
     if (cut && this.phase === "recording") this.stop("max_duration");
   }
