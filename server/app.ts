@@ -13,6 +13,7 @@ import type { AppDeps } from "./deps.ts";
 import { clientAddress, type RequestInfo } from "./http/context.ts";
 import { ApiError, errorBody, newRequestId } from "./http/errors.ts";
 import { routes } from "./http/routes.ts";
+import { pageRoutes } from "./pages/routes.ts";
 import { timingSafeEqual } from "node:crypto";
 
 const generatedDir = new URL("../generated/", import.meta.url);
@@ -87,7 +88,7 @@ export function createApp(deps: AppDeps) {
 
   app.get("/openapi.json", () => new Response(Bun.file(new URL("openapi.json", generatedDir)), { headers: { "content-type": "application/json" } }));
   app.get("/asyncapi.json", () => new Response(Bun.file(new URL("asyncapi.json", generatedDir)), { headers: { "content-type": "application/json" } }));
-  app.get("/docs", () => new Response(Bun.file(new URL("reference.html", generatedDir)), { headers: { "content-type": "text/html; charset=utf-8" } }));
+  pageRoutes(app);
   app.get("/health", () => ({ status: "ok" }));
   app.get("/metrics", async () => {
     const metrics = (deps.coordinator as { metrics?: () => Promise<CoordinatorMetrics> }).metrics;
