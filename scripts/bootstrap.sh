@@ -8,6 +8,9 @@ need_apt=()
 command -v flac >/dev/null 2>&1 || need_apt+=(flac)
 command -v sox >/dev/null 2>&1 || need_apt+=(sox)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+# The page tests drive Debian's Chromium; the ffmpeg example decodes any file.
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v ffmpeg >/dev/null 2>&1 || need_apt+=(ffmpeg)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
