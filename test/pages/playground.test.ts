@@ -5,7 +5,7 @@
  *
  * Needs a Whisper model serving `solaria-1` in MODELS_DIR (default ../shared/models):
  *   MODELS_DIR=… bun run models -- pull whisper-tiny.en
- * The test fails with that instruction when none is installed.
+ * Those two tests fail with that instruction when none is installed; the others need no model.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
@@ -27,7 +27,6 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   service = await startService();
-  await requireWhisper(service);
   browser = await launchChromium([
     "--use-fake-ui-for-media-stream",
     "--use-fake-device-for-media-stream",
@@ -54,6 +53,7 @@ const finals = (page: Page) => page.locator("#timeline .final .text").allTextCon
 
 describe("playground", () => {
   test("microphone: the words of the clip appear as finals, with speech markers and acks", async () => {
+    await requireWhisper(service);
     const page = await openPlayground();
     await page.click("#mic");
     await page.locator("#timeline .final .text", { hasText: WORDS }).first().waitFor({ timeout: 45_000 });
@@ -69,6 +69,7 @@ describe("playground", () => {
   }, 90_000);
 
   test("file: a WAV chosen in the file input is decoded, streamed and transcribed", async () => {
+    await requireWhisper(service);
     const page = await openPlayground();
     await page.setInputFiles("#file", CLIP);
     await page.locator('#status[data-phase="done"]').waitFor({ timeout: 45_000 });
