@@ -13,8 +13,9 @@ const created_at = "2026-03-01T12:00:00.000Z";
 const utterance = (text: string, start: number, end: number) => ({ start, end, confidence: 0.9, channel: 0, words: [], text, language: "en" });
 
 function valid(message: Record<string, unknown>): ServerMessage {
-  const validate = serverMessageValidators[String(message.type)]!;
-  if (!validate(message)) throw new Error(`${message.type}: ${JSON.stringify(validate.errors)}`);
+  const type = String(message.type);
+  const validate = serverMessageValidators[type]!;
+  if (!validate(message)) throw new Error(`${type}: ${JSON.stringify(validate.errors)}`);
   return message as ServerMessage;
 }
 
