@@ -227,6 +227,13 @@ async function buildWebSocketReference(document: object, output: string): Promis
   } finally {
     Object.assign(console, { log, error });
   }
+  // Links to the service's other pages, outside the template's app root (which it hydrates).
+  const index = path.join(output, "index.html");
+  const nav =
+    '<nav style="position:fixed;top:10px;right:16px;z-index:50;font:14px system-ui,sans-serif;background:#fff;border:1px solid #dde1e8;border-radius:6px;padding:6px 12px">' +
+    '<a href="/docs" style="color:#2f6fde;margin-right:12px">HTTP API</a><b>WebSocket API</b>' +
+    '<a href="/" style="color:#2f6fde;margin-left:12px">Playground</a></nav>';
+  writeFileSync(index, readFileSync(index, "utf8").replace("<body>", `<body>\n${nav}`));
 }
 
 /** Every text file ends with LF line endings (some generators emit CRLF on some platforms). */

@@ -68,8 +68,10 @@ describe("/docs", () => {
     for (const id of ["operation-receive-receiveAudioChunk", "operation-receive-receiveStopRecording", "operation-send-sendEndOfTurn", "message-audioChunkAck", "message-endSession"]) {
       expect(await page.locator(`[id="${id}"]`).count()).toBe(1);
     }
-    await send.scrollIntoViewIfNeeded();
+    expect(await page.locator('nav a[href="/docs"]').textContent()).toBe("HTTP API");
     await page.screenshot({ path: path.join(screenshotDir, "docs-websocket.png") });
+    await send.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(screenshotDir, "docs-websocket-operation.png") });
     expect(elsewhere).toEqual([]);
     expect(pageErrors).toEqual([]);
     await page.context().close();
