@@ -17,7 +17,8 @@ import { KEY, requireWhisper, startService, WHISPER_MODEL } from "./service.ts";
 
 const CLIP = path.join(sharedAudio, "jfk.wav");
 const MODEL = WHISPER_MODEL;
-const WORDS = /ask not what your country/i;
+/** Words of jfk.wav; Whisper may split them over several utterances ("Ask not." / "What your country…"). */
+const WORDS = "ask not what your country";
 const OPTIONS = JSON.stringify({ model: MODEL, language_config: { languages: ["en"] }, messages_config: { receive_lifecycle_events: true } }, null, 2);
 
 let service: RunningServer;
@@ -48,38 +49,53 @@ async function openPlayground(): Promise<Page> {
   return page;
 }
 
-/** Text of every final transcript on the page, in order. */
-const finals = (page: Page) => page.locator("#timeline .final .text").allTextContents();
+/** Text of every final transcript on the page, in order, lower case without punctuation. */
+const normalize = (text: string) => text.toLowerCase().replace(/[^a-z0-9' ]+/g, " ").replace(/\s+/g, " ").trim();
+const finals = async (page: Page) => normalize((await page.locator("#timeline .final .text").allTextContents()).join(" "));
+
+/** Waits until the finals on the page contain `words`. */
+function waitForWords(page: Page, words: string, timeout: number): Promise<unknown> {
+  return page.waitForFunction(
+    (expected) => {
+      // Runs in the page (the test's own types have no DOM).
+      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<{ textContent: string | null }> } }).document;
+      const texts = [...doc.querySelectorAll("#timeline .final .text")].map((e) => e.textContent ?? "");
+      return texts.join(" ").toLowerCase().replace(/[^a-z0-9' ]+/g, " ").replace(/\s+/g, " ").includes(expected);
+    },
+    words,
+    { timeout, polling: 250 },
+  );
+}
 
 describe("playground", () => {
   test("microphone: the words of the clip appear as finals, with speech markers and acks", async () => {
     await requireWhisper(service);
     const page = await openPlayground();
     await page.click("#mic");
-    await page.locator("#timeline .final .text", { hasText: WORDS }).first().waitFor({ timeout: 45_000 });
+    await waitForWords(page, WORDS, 100_000);
     await page.click("#stop");
-    await page.locator('#status[data-phase="done"]').waitFor({ timeout: 30_000 });
-    expect((await finals(page)).join(" ")).toMatch(WORDS);
+    await page.locator('#status[data-phase="done"]').waitFor({ timeout: 60_000 });
+    expect(await finals(page)).toContain(WORDS);
     expect(await page.locator("#timeline .marker.speech_start").count()).toBeGreaterThan(0);
     expect(await page.locator("#timeline .marker.speech_end").count()).toBeGreaterThan(0);
     expect(await page.locator("#acks").textContent()).toMatch(/acknowledged [1-9][\d.]* s \(\d+ acks\) · stop acknowledged/);
     expect(await page.locator("#lifecycle").textContent()).toContain("end_session");
     await page.screenshot({ path: path.join(screenshotDir, "playground-microphone.png"), fullPage: true });
     await page.close();
-  }, 90_000);
+  }, 180_000);
 
   test("file: a WAV chosen in the file input is decoded, streamed and transcribed", async () => {
     await requireWhisper(service);
     const page = await openPlayground();
     await page.setInputFiles("#file", CLIP);
-    await page.locator('#status[data-phase="done"]').waitFor({ timeout: 45_000 });
-    const text = (await finals(page)).join(" ");
-    expect(text).toMatch(WORDS);
-    expect(text).toMatch(/fellow americans/i);
+    await page.locator('#status[data-phase="done"]').waitFor({ timeout: 150_000 });
+    const text = await finals(page);
+    expect(text).toContain(WORDS);
+    expect(text).toContain("fellow americans");
     expect(await page.locator("#acks").textContent()).toMatch(/acknowledged 1[01]\.\d s/);
     await page.screenshot({ path: path.join(screenshotDir, "playground-file.png"), fullPage: true });
     await page.close();
-  }, 90_000);
+  }, 180_000);
 
   test("a wrong key is reported on the page, nothing is streamed", async () => {
     const page = await browser.newPage();

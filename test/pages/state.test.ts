@@ -41,6 +41,25 @@ describe("playground state", () => {
     expect(eot.timeline[3]).toMatchObject({ detail: "model, p=0.93" });
   });
 
+  test("a final arriving after later speech markers takes its place in the order of the audio", () => {
+    const state = feed([
+      { session_id, created_at, type: "speech_start", data: { time: 0.3, channel: 0 } },
+      { session_id, created_at, type: "speech_end", data: { time: 2.2, channel: 0 } },
+      { session_id, created_at, type: "speech_start", data: { time: 3.1, channel: 0 } },
+      { session_id, created_at, type: "transcript", data: { id: "u1", is_final: true, utterance: utterance("And so, my fellow Americans.", 0.1, 2.2) } },
+      { session_id, created_at, type: "speech_end", data: { time: 4.4, channel: 0 } },
+      { session_id, created_at, type: "transcript", data: { id: "u2", is_final: true, utterance: utterance("Ask not!", 3.0, 4.4) } },
+    ]);
+    expect(state.timeline.map((i) => (i.kind === "utterance" ? i.utterance.text : `${i.type}@${i.time}`))).toEqual([
+      "speech_start@0.3",
+      "And so, my fellow Americans.",
+      "speech_end@2.2",
+      "speech_start@3.1",
+      "Ask not!",
+      "speech_end@4.4",
+    ]);
+  });
+
   test("pii redacts the final's text and lists its entities; entities attach to their utterance", () => {
     const state = feed([
       { session_id, created_at, type: "transcript", data: { id: "u1", is_final: true, utterance: utterance("call John at 555 0100", 0, 2) } },

@@ -31,6 +31,26 @@ export const initialState = (): PlaygroundState => ({
 
 const LOG_LIMIT = 300;
 
+/**
+ * Where an item sits on the timeline: a final at its end time, a marker at its time (after a final
+ * ending at the same instant). Finals may arrive after later speech markers; the timeline stays in
+ * the order of the audio.
+ */
+function position(item: TimelineItem): [number, number] {
+  return item.kind === "utterance" ? [item.utterance.end, 0] : [item.time ?? Number.POSITIVE_INFINITY, 1];
+}
+
+function insert(timeline: TimelineItem[], item: TimelineItem): TimelineItem[] {
+  const [time, rank] = position(item);
+  let at = timeline.length;
+  while (at > 0) {
+    const [t, r] = position(timeline[at - 1]!);
+    if (t < time || (t === time && r <= rank)) break;
+    at--;
+  }
+  return [...timeline.slice(0, at), item, ...timeline.slice(at)];
+}
+
 function withUtterance(state: PlaygroundState, id: string, change: (item: Extract<TimelineItem, { kind: "utterance" }>) => Extract<TimelineItem, { kind: "utterance" }>): TimelineItem[] {
   return state.timeline.map((item) => (item.kind === "utterance" && item.id === id ? change(item) : item));
 }
@@ -44,15 +64,15 @@ export function apply(state: PlaygroundState, message: ServerMessage, at: number
       if (!is_final) return { ...next, partial: { id, text: utterance.text } };
       const partial = state.partial?.id === id ? null : state.partial;
       if (utterance.text.trim() === "") return { ...next, partial };
-      return { ...next, partial, timeline: [...state.timeline, { kind: "utterance", id, utterance, entities: [], translations: [] }] };
+      return { ...next, partial, timeline: insert(state.timeline, { kind: "utterance", id, utterance, entities: [], translations: [] }) };
     }
     case "speech_start":
     case "speech_end":
-      return { ...next, timeline: [...state.timeline, { kind: "marker", type: message.type, time: message.data.time, detail: `channel ${message.data.channel}` }] };
+      return { ...next, timeline: insert(state.timeline, { kind: "marker", type: message.type, time: message.data.time, detail: `channel ${message.data.channel}` }) };
     case "end_of_turn": {
       const d = message.data;
       const detail = [d.reason, d.probability === null ? null : `p=${d.probability.toFixed(2)}`].filter(Boolean).join(", ");
-      return { ...next, timeline: [...state.timeline, { kind: "marker", type: "end_of_turn", time: d.end, detail }] };
+      return { ...next, timeline: insert(state.timeline, { kind: "marker", type: "end_of_turn", time: d.end, detail }) };
     }
     case "named_entity_recognition": {
       if (!message.data) return message.error ? { ...next, errors: [...state.errors, `entities: ${message.error.message}`] } : next;
