@@ -17,7 +17,13 @@ import time
 import wave
 
 from loguru import logger
-from pipecat.frames.frames import EndFrame, InputAudioRawFrame, TranscriptionFrame
+from pipecat.frames.frames import (
+    EndFrame,
+    InputAudioRawFrame,
+    ProposedUserStartedSpeakingFrame,
+    ProposedUserStoppedSpeakingFrame,
+    TranscriptionFrame,
+)
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.task import PipelineParams
 from pipecat.pipeline.worker import PipelineWorker
@@ -30,20 +36,29 @@ FRAME_S = 0.1
 
 
 class PrintTranscripts(FrameProcessor):
-    """Prints final transcriptions and remembers when the last one came."""
+    """Prints final transcriptions; counts the speech segments the service reported ended."""
 
     def __init__(self) -> None:
         super().__init__()
         self.finals: list[str] = []
-        self.last = time.monotonic()
+        self.speaking = False
+        self.segments = 0
 
     async def process_frame(self, frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
         if isinstance(frame, TranscriptionFrame):
             self.finals.append(frame.text)
-            self.last = time.monotonic()
             print(frame.text.strip(), flush=True)
+        elif isinstance(frame, ProposedUserStartedSpeakingFrame):
+            self.speaking = True
+        elif isinstance(frame, ProposedUserStoppedSpeakingFrame):
+            self.speaking = False
+            self.segments += 1
         await self.push_frame(frame, direction)
+
+    def caught_up(self) -> bool:
+        """Every speech segment the service closed has its final transcript."""
+        return not self.speaking and self.segments > 0 and len(self.finals) >= self.segments
 
 
 async def main(path: str, key: str) -> int:
@@ -61,6 +76,9 @@ async def main(path: str, key: str) -> int:
         settings=GladiaSTTService.Settings(
             model=os.environ.get("LIVE_STT_MODEL", "solaria-1"),
             language_config=LanguageConfig(languages=[os.environ.get("LIVE_STT_LANGUAGE", "en")]),
+            # The service's speech_start / speech_end become frames: the example uses them to know
+            # when every spoken segment has been transcribed.
+            enable_vad=True,
         ),
     )
     printer = PrintTranscripts()
@@ -76,10 +94,10 @@ async def main(path: str, key: str) -> int:
         await worker.queue_frame(InputAudioRawFrame(audio=audio[at : at + frame], sample_rate=rate, num_channels=1))
         await asyncio.sleep(FRAME_S)
 
-    # GladiaSTTService does not wait for trailing transcripts when the pipeline ends: wait for
-    # the finals to stop coming (3 s without one), then end the pipeline.
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and time.monotonic() - printer.last < 3:
+    # GladiaSTTService does not wait for trailing transcripts when the pipeline ends: wait until
+    # every ended speech segment has its final (at most two minutes), then end the pipeline.
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not printer.caught_up():
         await asyncio.sleep(0.2)
     await worker.queue_frame(EndFrame())
     await run
