@@ -23,6 +23,9 @@ export interface AudioSource {
  * device rate), the context keeps the device rate and the session declares it.
  */
 export async function microphone(workletUrl: string): Promise<AudioSource> {
+  if (!navigator.mediaDevices?.getUserMedia) {
+    throw new Error("the browser offers a microphone only to secure pages: open the playground over https or on localhost (a file works anywhere)");
+  }
   const stream = await navigator.mediaDevices.getUserMedia({
     audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true, autoGainControl: true },
   });
