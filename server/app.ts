@@ -88,7 +88,7 @@ export function createApp(deps: AppDeps) {
 
   app.get("/openapi.json", () => new Response(Bun.file(new URL("openapi.json", generatedDir)), { headers: { "content-type": "application/json" } }));
   app.get("/asyncapi.json", () => new Response(Bun.file(new URL("asyncapi.json", generatedDir)), { headers: { "content-type": "application/json" } }));
-  pageRoutes(app);
+  pageRoutes(app, log);
   app.get("/health", () => ({ status: "ok" }));
   app.get("/metrics", async () => {
     const metrics = (deps.coordinator as { metrics?: () => Promise<CoordinatorMetrics> }).metrics;

@@ -7,6 +7,7 @@
  */
 import type { Elysia } from "elysia";
 import path from "node:path";
+import type { Logger } from "../log.ts";
 
 const root = path.resolve(import.meta.dir, "../..");
 const web = path.join(root, "web");
@@ -70,15 +71,21 @@ const websocketFiles: Record<string, string> = {
   "js/app.js": JS,
 };
 
-export function pageRoutes<App extends Elysia>(app: App): App {
+export function pageRoutes<App extends Elysia>(app: App, log: Logger): App {
   app.get("/", () => file(path.join(web, "playground", "index.html"), HTML));
   app.get("/playground/style.css", () => file(path.join(web, "playground", "style.css"), CSS));
   app.get("/playground/:name", async ({ params }: { params: { name: string } }) => {
-    const script = await playgroundScript(params.name);
+    let script: string | undefined;
+    try {
+      script = await playgroundScript(params.name);
+    } catch (e) {
+      log.error("the playground could not be bundled", { error: e });
+      return new Response("the playground could not be built; see the service log", { status: 500, headers: { "content-type": "text/plain" } });
+    }
     return script === undefined ? notFound() : new Response(script, { headers: { "content-type": JS, "cache-control": "no-cache" } });
   });
   app.get("/docs", () => file(path.join(web, "docs", "index.html"), HTML));
-  app.get("/docs/redoc.standalone.js", async () => new Response(await redocBundle(), { headers: { "content-type": JS } }));
+  app.get("/docs/redoc.standalone.js", async () => new Response(await redocBundle(), { headers: { "content-type": JS, "cache-control": "public, max-age=3600" } }));
   const websocketPage = (name: string) => {
     const type = websocketFiles[name];
     return type === undefined ? notFound() : file(path.join(websocketDocs, name === "" ? "index.html" : name), type);
