@@ -19,6 +19,9 @@ if [ "${BOOTSTRAP_MODELS:-1}" != 0 ]; then
     need_apt+=(python3-venv python3-pip)
   fi
 fi
+# The page tests drive Debian's Chromium; the ffmpeg example decodes any file.
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v ffmpeg >/dev/null 2>&1 || need_apt+=(ffmpeg)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive

@@ -18,6 +18,7 @@ import { parseQuery } from "./http/params.ts";
 import { bodySchemaOf } from "./http/contract.ts";
 import { routes } from "./http/routes.ts";
 import { httpRequestServed, scrape } from "./metrics/index.ts";
+import { pageRoutes } from "./pages/routes.ts";
 import { timingSafeEqual } from "node:crypto";
 
 const generatedDir = new URL("../generated/", import.meta.url);
@@ -133,7 +134,7 @@ export function createApp(deps: AppDeps) {
 
   app.get("/openapi.json", () => new Response(Bun.file(new URL("openapi.json", generatedDir)), { headers: { "content-type": "application/json" } }));
   app.get("/asyncapi.json", () => new Response(Bun.file(new URL("asyncapi.json", generatedDir)), { headers: { "content-type": "application/json" } }));
-  app.get("/docs", () => new Response(Bun.file(new URL("reference.html", generatedDir)), { headers: { "content-type": "text/html; charset=utf-8" } }));
+  pageRoutes(app, log);
   app.get("/health", () => ({ status: "ok" }));
   app.get("/metrics", async () => {
     const { body, contentType } = await scrape();
