@@ -62,6 +62,35 @@ function moonshineFile(name: string, size: number, sha256: string, optional = fa
 const MOONSHINE_META = moonshineFile("spelling_cnn_meta.json", 903, "c6162455d46f6e9502fb32db03a3e18d1fa9cbb54bd8f461d1176dbfec6362ca");
 const MOONSHINE_LICENSE = moonshineFile("LICENSE.micro", 1069, "c9130682eddbdbfa2b4dbfad22c33d8ea19091a3b9259fa76356b958687dc1b1", true);
 
+/** The Smart Turn v3.2 end-of-turn model, as bundled in the `pipecat-ai` wheel (upstream file, byte for byte). */
+export const SMART_TURN_ID = "smart-turn-v3";
+export const SMART_TURN_FILE = "smart-turn-v3/smart-turn-v3.2-cpu.onnx";
+
+const SMART_TURN_ENTRY: CatalogueEntry = {
+  id: SMART_TURN_ID,
+  family: "turn",
+  dir: "smart-turn-v3",
+  files: [
+    {
+      path: SMART_TURN_FILE,
+      url: "https://pypi.org/project/pipecat-ai/1.14.0/",
+      size: 8679182,
+      sha256: "2bb026316b14a660486a75b1733cd3fbab8c2fd0314dc9af7be49f8cca967e4f",
+      wheel: {
+        package: "pipecat-ai",
+        version: "1.14.0",
+        sha256: "0352f504b44e78bdf524e45af4bc759601c835b9b7dc195efe5e03384b974a44",
+        member: "pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx",
+      },
+    },
+  ],
+  languages: [],
+  features: ["end_of_turn"],
+  translationTargets: [],
+  description: "Smart Turn v3.2 end-of-turn classifier (Whisper-tiny encoder + head, int8), from the pipecat-ai wheel",
+  license: "BSD-2-Clause",
+};
+
 export const CATALOGUE: CatalogueEntry[] = [
   {
     id: "whisper-large-v3-turbo",
@@ -152,6 +181,7 @@ export const CATALOGUE: CatalogueEntry[] = [
     description: "Silero voice activity detector (used by the session pipeline; serves no public model)",
     license: "MIT",
   },
+  SMART_TURN_ENTRY,
 ];
 
 export const PUBLIC_MODELS: PublicModelDefinition[] = [

