@@ -8,6 +8,8 @@ need_apt=()
 command -v flac >/dev/null 2>&1 || need_apt+=(flac)
 command -v sox >/dev/null 2>&1 || need_apt+=(sox)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+command -v espeak-ng >/dev/null 2>&1 || need_apt+=(espeak-ng)
+python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive

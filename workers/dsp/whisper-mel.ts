@@ -51,6 +51,25 @@ export interface WhisperLogMelOptions {
   padToSamples?: number;
   /** Filter bank to use instead of the computed one (e.g. from `loadWhisperMelFilters`). */
   filters?: Float32Array;
+  /**
+   * Zero-mean unit-variance normalisation of the waveform (after padding) before the spectrogram:
+   * (x − mean) / sqrt(var + 1e-7), as the Hugging Face `WhisperFeatureExtractor` does with
+   * `do_normalize=True` (Smart Turn's front end).
+   */
+  normalize?: boolean;
+}
+
+/** (x − mean) / sqrt(var + 1e-7) over the whole signal (population variance). */
+export function normalizeWaveform(x: Float32Array): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) sum += x[i]!;
+  const mean = x.length ? sum / x.length : 0;
+  let sq = 0;
+  for (let i = 0; i < x.length; i++) sq += (x[i]! - mean) ** 2;
+  const scale = 1 / Math.sqrt((x.length ? sq / x.length : 0) + 1e-7);
+  const out = new Float32Array(x.length);
+  for (let i = 0; i < x.length; i++) out[i] = (x[i]! - mean) * scale;
+  return out;
 }
 
 /**
@@ -73,6 +92,7 @@ export function whisperLogMel(
       audio = resized;
     }
   }
+  if (opts.normalize) audio = normalizeWaveform(audio);
   let filters = opts.filters;
   if (!filters) {
     filters = filterCache.get(nMels);

@@ -1,0 +1,62 @@
+/**
+ * The real Smart Turn model for tests, and synthesized speech.
+ *
+ * The model is looked up in the shared models, then in the cache (`$LIVE_STT_CACHE/models`, default
+ * `~/.cache/live-stt/models`); when absent it is installed there with the project's own
+ * `models pull` (pinned pipecat-ai wheel from the package index).
+ */
+import { mkdirSync, mkdtempSync, readdirSync, symlinkSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import path from "node:path";
+import { readWavFile } from "../../workers/dsp/wav.ts";
+import { catalogueEntry, isInstalled, SMART_TURN_FILE, SMART_TURN_ID } from "../../workers/catalogue/index.ts";
+import { pullEntry } from "../../workers/models/pull.ts";
+import { sharedModels } from "./server.ts";
+
+export const cacheModels = path.join(process.env.LIVE_STT_CACHE ?? path.join(homedir(), ".cache/live-stt"), "models");
+
+/** A models directory holding the Smart Turn model (installed into the cache when needed). */
+export async function turnModelsDir(): Promise<string> {
+  const entry = catalogueEntry(SMART_TURN_ID)!;
+  for (const dir of [sharedModels, cacheModels]) if (isInstalled(entry, dir)) return dir;
+  mkdirSync(cacheModels, { recursive: true });
+  await pullEntry(entry, { modelsDir: cacheModels });
+  return cacheModels;
+}
+
+export async function turnModelPath(): Promise<string> {
+  return path.join(await turnModelsDir(), SMART_TURN_FILE);
+}
+
+/** A temporary models directory: the shared models plus the turn model (symbolic links). */
+export async function modelsWithTurn(): Promise<string> {
+  const dir = mkdtempSync(path.join(tmpdir(), "models-turn-"));
+  for (const name of readdirSync(sharedModels)) symlinkSync(path.join(sharedModels, name), path.join(dir, name));
+  const turnDir = path.dirname(path.join(await turnModelsDir(), SMART_TURN_FILE));
+  symlinkSync(turnDir, path.join(dir, path.basename(turnDir)));
+  return dir;
+}
+
+/** English speech synthesized by espeak-ng, as 16 kHz mono float samples (sox resamples). */
+export function speak(text: string): Float32Array {
+  const dir = mkdtempSync(path.join(tmpdir(), "speak-"));
+  const raw = path.join(dir, "raw.wav");
+  const out = path.join(dir, "out.wav");
+  const say = Bun.spawnSync(["espeak-ng", "-v", "en-us", "-s", "150", "-w", raw, text]);
+  if (say.exitCode !== 0) throw new Error(`espeak-ng failed: ${say.stderr.toString()}`);
+  const conv = Bun.spawnSync(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", out]);
+  if (conv.exitCode !== 0) throw new Error(`sox failed: ${conv.stderr.toString()}`);
+  return readWavFile(out).samples;
+}
+
+/** Concatenates pieces; numbers are seconds of digital silence. */
+export function join16k(...parts: (Float32Array | number)[]): Float32Array {
+  const arrays = parts.map((p) => (typeof p === "number" ? new Float32Array(Math.round(p * 16000)) : p));
+  const out = new Float32Array(arrays.reduce((n, a) => n + a.length, 0));
+  let at = 0;
+  for (const a of arrays) {
+    out.set(a, at);
+    at += a.length;
+  }
+  return out;
+}
