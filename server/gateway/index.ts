@@ -14,6 +14,7 @@ import { RESUME_WINDOW_MS, URL_TTL_MS } from "../sessions/limits.ts";
 import { tokenHash } from "../sessions/tokens.ts";
 import type { SessionRecord } from "../store/types.ts";
 import { refusedOption } from "../session/admission.ts";
+import { offeredCapabilities } from "../options/offered.ts";
 import { isEssential, type ServerMessage } from "../session/messages.ts";
 import { decodeSession, encodeSession } from "../session/persist.ts";
 import { LiveSession, type LiveSessionDeps, type SessionSink } from "../session/session.ts";
@@ -239,7 +240,7 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
 
   async function openConnection(conn: Connection, record: SessionRecord): Promise<void> {
     if (!sessions.has(record.id) && record.connectedAt === null) {
-      const reason = refusedOption(record.appliedOptions as AppliedOptions, record.requestedOptions, await deps.coordinator.capabilities());
+      const reason = refusedOption(record.appliedOptions as AppliedOptions, record.requestedOptions, await offeredCapabilities(deps));
       if (reason) {
         const now = deps.clock.now();
         await deps.store.updateSession(record.id, { status: "error", error: { code: "rejected", message: reason }, connectedAt: now, endedAt: now, updatedAt: now });

@@ -9,10 +9,14 @@ import type { Feature } from "../engines/types.ts";
 import { SOLARIA_1_LANGUAGES, SOLARIA_3_LANGUAGES, TRANSLATION_TARGETS, WHISPER_LANGUAGES, WHISPER_LANGUAGES_99 } from "./languages.ts";
 import type { CatalogueEntry, CatalogueFile, PublicModelDefinition } from "./types.ts";
 
-/** Add-ons every public model offers, provided downstream of the engine (spec: all three models). */
+/**
+ * Add-ons every public model may offer, provided downstream of the engine. The gateway narrows them
+ * to those whose models it has (`server/options/offered.ts`: `end_of_turn` only with the turn model
+ * installed). `diarization` is not listed: no speaker-embedding model is catalogued yet.
+ */
 export const PIPELINE_FEATURES: Feature[] = [
   "custom_vocabulary", "punctuation", "numerals", "named_entity_recognition", "pii",
-  "end_of_turn", "number_hold", "sentiment_analysis", "diarization",
+  "end_of_turn", "number_hold", "sentiment_analysis",
 ];
 
 /** Latency profiles accepted by the service. */

@@ -1,13 +1,14 @@
 /** GET /v2/live/defaults, GET /v2/live/capabilities, POST /v1/callbacks/large-language-model. */
 import type { LiveCapabilities, TranslationLanguageCode } from "../../../generated/openapi/types.gen.ts";
 import { liveDefaults } from "../../options/defaults.ts";
+import { offeredCapabilities } from "../../options/offered.ts";
 import { readJsonBody } from "../body.ts";
 import { json, type Handler } from "../handler.ts";
 
 export const getLiveDefaults: Handler = () => json(liveDefaults);
 
 export const getLiveCapabilities: Handler = async ({ deps }) => {
-  const caps = await deps.coordinator.capabilities();
+  const caps = await offeredCapabilities(deps);
   const body: LiveCapabilities = {
     models: caps.map((c) => ({
       model: c.model,
