@@ -1,0 +1,81 @@
+/**
+ * Add-on cost beside the recognizer's: CPU-seconds per audio-second of the end-of-turn add-on
+ * (Smart Turn v3 with the service defaults, streamed in 100 ms pieces through the per-channel
+ * detector) and of the recognizer on the same process, one onnxruntime thread each, measured in
+ * one run. Usage: `bun bench/addons/run.ts [repeats]`; the turn model is read from MODELS_DIR,
+ * `../shared/models` or the cache (install it with `bun run models -- pull smart-turn-v3`).
+ */
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { readWavFile } from "../../workers/dsp/wav.ts";
+import { loadEngine } from "../../workers/engines/registry.ts";
+import { EndOfTurnDetector, SmartTurn, turnFeatures } from "../../workers/engines/turn/index.ts";
+import { SMART_TURN_FILE } from "../../workers/catalogue/index.ts";
+import { endOfTurnDefaults } from "../../server/options/defaults.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const SHARED = resolve(ROOT, "../shared");
+const REPEATS = Number(process.argv[2] ?? 3);
+const modelDirs = [process.env.MODELS_DIR, join(SHARED, "models"), join(process.env.LIVE_STT_CACHE ?? join(homedir(), ".cache/live-stt"), "models")];
+const turnPath = modelDirs.map((d) => d && join(d, SMART_TURN_FILE)).find((p) => p && existsSync(p));
+if (!turnPath) {
+  console.log("the turn model is not installed: bun run models -- pull smart-turn-v3");
+  process.exit(1);
+}
+
+const cpu = (since: NodeJS.CpuUsage) => {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1e6;
+};
+
+function speak(text: string): Float32Array {
+  const out = `/tmp/bench-turn-${Bun.hash(text)}.wav`;
+  Bun.spawnSync(["sh", "-c", `espeak-ng -v en-us -w ${out}.raw.wav "${text}" && sox ${out}.raw.wav -r 16000 -c 1 -b 16 ${out}`]);
+  return readWavFile(out).samples;
+}
+function join16k(...parts: (Float32Array | number)[]): Float32Array {
+  const arrays = parts.map((p) => (typeof p === "number" ? new Float32Array(Math.round(p * 16000)) : p));
+  const out = new Float32Array(arrays.reduce((n, a) => n + a.length, 0));
+  let at = 0;
+  for (const a of arrays) (out.set(a, at), (at += a.length));
+  return out;
+}
+
+const jfk = readWavFile(join(SHARED, "audio/jfk.wav")).samples;
+const dialogue = join16k(speak("What time does the train to London leave tomorrow morning?"), 1.5, speak("Could you tell me where the nearest pharmacy is?"), 1.5);
+const model = await SmartTurn.load(turnPath);
+const settings = { ...endOfTurnDefaults };
+
+// one evaluation: front end and model apart
+const feats = turnFeatures(jfk);
+await model.runFeatures(feats);
+let t = process.cpuUsage();
+for (let i = 0; i < 10; i++) turnFeatures(jfk);
+const featCpu = cpu(t) / 10;
+t = process.cpuUsage();
+for (let i = 0; i < 10; i++) await model.runFeatures(feats);
+const runCpu = cpu(t) / 10;
+console.log(`smart-turn one evaluation: front end ${(featCpu * 1000).toFixed(1)} ms cpu, model ${(runCpu * 1000).toFixed(1)} ms cpu`);
+
+async function streamed(audio: Float32Array, label: string, over: Partial<typeof settings> = {}): Promise<void> {
+  let evaluations = 0;
+  t = process.cpuUsage();
+  for (let r = 0; r < REPEATS; r++) {
+    const d = new EndOfTurnDetector(0, { ...settings, ...over }, (a) => (evaluations++, model.predict(a)));
+    for (let i = 0; i < audio.length; i += 1600) await d.push(audio.subarray(i, i + 1600), i / 16000);
+  }
+  const seconds = (REPEATS * audio.length) / 16000;
+  console.log(`end_of_turn on ${label.padEnd(28)} ${(cpu(t) / seconds).toFixed(4)} cpu-s/audio-s  (${(evaluations / REPEATS).toFixed(0)} evaluations per ${(audio.length / 16000).toFixed(1)} s)`);
+}
+await streamed(dialogue, "two questions, defaults");
+await streamed(dialogue, "two questions, threshold 0.99", { threshold: 0.99 }); // worst case: re-evaluated until stop_s
+
+const engine = await loadEngine("isolated-token", join(SHARED, "models/moonshine-micro"), { name: "moonshine-micro-spelling", threads: 1 });
+const clips = ["a", "b", "c", "zero", "double_u"].map((n) => readWavFile(join(SHARED, "audio/spelling", `${n}.wav`)).samples);
+for (const audio of clips) await engine.transcribe({ audio, partial: false });
+t = process.cpuUsage();
+for (let r = 0; r < REPEATS * 10; r++) for (const audio of clips) await engine.transcribe({ audio, partial: false });
+const recSeconds = (REPEATS * 10 * clips.reduce((s, a) => s + a.length, 0)) / 16000;
+console.log(`recognizer moonshine-micro-spelling          ${(cpu(t) / recSeconds).toFixed(4)} cpu-s/audio-s`);
+await engine.dispose();
