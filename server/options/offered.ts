@@ -1,12 +1,13 @@
 /**
  * What this deployment really runs: the inference side's capabilities (engines and their add-ons)
  * narrowed to the add-ons whose models the gateway has. `end_of_turn` needs the turn model in
- * MODELS_DIR (`models pull smart-turn-v3`); `diarization` needs a speaker-embedding model, which
- * the catalogue does not have yet, so it is never offered. Used by GET /v2/live/capabilities and by
+ * MODELS_DIR (`models pull smart-turn-v3`), `diarization` the speaker encoder
+ * (`models pull resemblyzer-speaker`). Used by GET /v2/live/capabilities and by
  * the capability checks at POST /v2/live and when a session connects.
  */
 import type { ModelCapability } from "../../workers/coordinator/types.ts";
 import type { Feature } from "../../workers/engines/types.ts";
+import { speakerModelInstalled } from "../../workers/engines/speaker/index.ts";
 import { turnModelInstalled } from "../../workers/engines/turn/index.ts";
 import type { AppDeps } from "../deps.ts";
 
@@ -16,7 +17,7 @@ export function missingAddon(feature: Feature, modelsDir: string): string | null
     case "end_of_turn":
       return turnModelInstalled(modelsDir) ? null : "the end-of-turn model is not installed (models pull smart-turn-v3)";
     case "diarization":
-      return "no speaker-embedding model is available to this service";
+      return speakerModelInstalled(modelsDir) ? null : "the speaker-embedding model is not installed (models pull resemblyzer-speaker)";
     default:
       return null;
   }

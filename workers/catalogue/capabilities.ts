@@ -45,7 +45,7 @@ export function servingEntries(modelsDir: string, opts: ResolveOptions = {}): Se
   for (const model of opts.models ?? PUBLIC_MODELS) {
     for (const id of model.candidates) {
       const entry = catalogue.find((e) => e.id === id);
-      if (!entry || entry.family === "vad" || entry.family === "turn" || !available(entry.family)) continue;
+      if (!entry || entry.family === "vad" || entry.family === "turn" || entry.family === "speaker" || !available(entry.family)) continue;
       if (!isInstalled(entry, modelsDir)) continue;
       out.push({ model, entry });
       break;

@@ -12,11 +12,11 @@ import type { CatalogueEntry, CatalogueFile, PublicModelDefinition } from "./typ
 /**
  * Add-ons every public model may offer, provided downstream of the engine. The gateway narrows them
  * to those whose models it has (`server/options/offered.ts`: `end_of_turn` only with the turn model
- * installed). `diarization` is not listed: no speaker-embedding model is catalogued yet.
+ * installed, `diarization` only with the speaker encoder).
  */
 export const PIPELINE_FEATURES: Feature[] = [
   "custom_vocabulary", "punctuation", "numerals", "named_entity_recognition", "pii",
-  "end_of_turn", "number_hold", "sentiment_analysis",
+  "end_of_turn", "number_hold", "sentiment_analysis", "diarization",
 ];
 
 /** Latency profiles accepted by the service. */
@@ -93,6 +93,39 @@ const SMART_TURN_ENTRY: CatalogueEntry = {
   translationTargets: [],
   description: "Smart Turn v3.2 end-of-turn classifier (Whisper-tiny encoder + head, int8), from the pipecat-ai wheel",
   license: "BSD-2-Clause",
+};
+
+/**
+ * Resemblyzer's GE2E speaker encoder (`resemblyzer/pretrained.pt` in the Resemblyzer 0.1.4 wheel,
+ * Apache-2.0), converted to ONNX at pull time without PyTorch; the ONNX output is pinned.
+ */
+export const SPEAKER_ID = "resemblyzer-speaker";
+export const SPEAKER_FILE = "resemblyzer-speaker/speaker_encoder.onnx";
+
+const SPEAKER_ENTRY: CatalogueEntry = {
+  id: SPEAKER_ID,
+  family: "speaker",
+  dir: "resemblyzer-speaker",
+  files: [
+    {
+      path: SPEAKER_FILE,
+      url: "https://pypi.org/project/Resemblyzer/0.1.4/",
+      size: 5696110,
+      sha256: "41037315450fd37e65f1349e71c541990c72a89a434ecb5dd954bc5c1d6312da",
+      wheel: {
+        package: "resemblyzer",
+        version: "0.1.4",
+        sha256: "8f12eb2f1a9982d32e8db7856de754709b59c93a77bcf0ff536584b619a9dd1f",
+        member: "resemblyzer/pretrained.pt",
+        convert: "resemblyzer-onnx",
+      },
+    },
+  ],
+  languages: [],
+  features: ["diarization"],
+  translationTargets: [],
+  description: "Resemblyzer GE2E speaker encoder (3-layer LSTM, 256-d voice prints), converted to ONNX from the Resemblyzer wheel",
+  license: "Apache-2.0",
 };
 
 export const CATALOGUE: CatalogueEntry[] = [
@@ -186,6 +219,7 @@ export const CATALOGUE: CatalogueEntry[] = [
     license: "MIT",
   },
   SMART_TURN_ENTRY,
+  SPEAKER_ENTRY,
 ];
 
 export const PUBLIC_MODELS: PublicModelDefinition[] = [

