@@ -15,6 +15,8 @@ import { tokenHash } from "../sessions/tokens.ts";
 import type { SessionRecord } from "../store/types.ts";
 import { refusedOption } from "../session/admission.ts";
 import { offeredCapabilities } from "../options/offered.ts";
+import { loadSpeakerEncoder } from "../../workers/engines/speaker/index.ts";
+import { loadTurnModel } from "../../workers/engines/turn/index.ts";
 import { isEssential, type ServerMessage } from "../session/messages.ts";
 import { decodeSession, encodeSession } from "../session/persist.ts";
 import { LiveSession, type LiveSessionDeps, type SessionSink } from "../session/session.ts";
@@ -137,6 +139,10 @@ export function createGateway(deps: AppDeps, options: GatewayOptions = {}): Live
       recordingsDir: deps.recordingsDir,
       vad: options.vad ?? (await loadVad(deps.config.modelsDir)),
       callbacks: applied.callback ? dispatcher() : null,
+      addons: {
+        turn: record.requestedOptions.end_of_turn != null ? await loadTurnModel(deps.config.modelsDir) : null,
+        speaker: applied.diarization ? await loadSpeakerEncoder(deps.config.modelsDir) : null,
+      },
       onEnded: (id) => {
         sessions.delete(id);
         void deps.directory.release(id);

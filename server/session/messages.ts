@@ -4,6 +4,8 @@
  */
 import type {
   AudioChunkAckMessage,
+  EndOfTurnMessage,
+  EndOfTurnScoreMessage,
   EndRecordingMessage,
   EndSessionMessage,
   ErrorMessage,
@@ -17,6 +19,7 @@ import type {
   StopRecordingAckMessage,
   TranscriptMessage,
   Transcription,
+  TranslationMessage,
   TranscriptionResult,
   Utterance,
 } from "../../generated/openapi/types.gen.ts";
@@ -33,12 +36,18 @@ export type ServerMessage =
   | PostTranscriptMessage
   | PostFinalTranscriptMessage
   | EndSessionMessage
-  | ErrorMessage;
+  | ErrorMessage
+  | TranslationMessage
+  | EndOfTurnMessage
+  | EndOfTurnScoreMessage;
 
 export type MessageFlag = keyof Required<MessagesConfig>;
 
-/** The `messages_config` / `callback_config` flag enabling a message. */
-export function flagOf(message: ServerMessage): MessageFlag {
+/**
+ * The `messages_config` / `callback_config` flag enabling a message; null for `end_of_turn` and
+ * `end_of_turn_score`, which no flag selects: always sent on the WebSocket, never to a callback.
+ */
+export function flagOf(message: ServerMessage): MessageFlag | null {
   switch (message.type) {
     case "start_session":
     case "start_recording":
@@ -58,6 +67,11 @@ export function flagOf(message: ServerMessage): MessageFlag {
       return "receive_post_processing_events";
     case "error":
       return "receive_errors";
+    case "translation":
+      return "receive_realtime_processing_events";
+    case "end_of_turn":
+    case "end_of_turn_score":
+      return null;
   }
 }
 
@@ -121,6 +135,18 @@ export class MessageFactory {
 
   endSession(): EndSessionMessage {
     return { ...this.head(), type: "end_session" };
+  }
+
+  translation(data: NonNullable<TranslationMessage["data"]>): TranslationMessage {
+    return { ...this.head(), type: "translation", error: null, data };
+  }
+
+  endOfTurn(data: EndOfTurnMessage["data"]): EndOfTurnMessage {
+    return { ...this.head(), type: "end_of_turn", data };
+  }
+
+  endOfTurnScore(data: EndOfTurnScoreMessage["data"]): EndOfTurnScoreMessage {
+    return { ...this.head(), type: "end_of_turn_score", data };
   }
 
   error(message: string, code = "bad_request"): ErrorMessage {

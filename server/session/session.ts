@@ -26,6 +26,12 @@ import { createAckLedger, type AckLedger } from "./ledger.ts";
 import { flagOf, MessageFactory, round3, type ServerMessage } from "./messages.ts";
 import type { PersistedSession } from "./persist.ts";
 import { createSessionRecording, type SessionRecording } from "./recording.ts";
+import { DiarizationEnricher, type DiarizationConfig } from "./diarization.ts";
+import { EndOfTurnEnricher } from "./end-of-turn.ts";
+import { TranslationEnricher } from "./translation.ts";
+import type { TranslationLanguageCode } from "../../generated/openapi/types.gen.ts";
+import type { SmartTurn } from "../../workers/engines/turn/index.ts";
+import type { SpeakerEncoder } from "../../workers/engines/speaker/index.ts";
 import { buildResult, buildTranscription } from "./result.ts";
 import { RetainedBytes } from "./retained.ts";
 
@@ -46,6 +52,8 @@ export interface LiveSessionDeps {
   recordingsDir: string;
   vad: SileroVad;
   callbacks: CallbackDispatcher | null;
+  /** Add-on models the gateway loaded for this session's options (null: not asked for). */
+  addons?: { turn: SmartTurn | null; speaker: SpeakerEncoder | null };
   /** Called once, when the session has ended. */
   onEnded?: (sessionId: string) => void;
 }
@@ -96,6 +104,10 @@ export class LiveSession {
   private readonly utterances: Utterance[] = [];
   private transcriptionTimeS = 0;
   private endedPromise: Promise<void> | null = null;
+  /** Add-ons (null when the session did not ask for them). */
+  private endOfTurn: EndOfTurnEnricher | null = null;
+  private diarization: DiarizationEnricher | null = null;
+  private translation: TranslationEnricher | null = null;
 
   private constructor(
     private readonly deps: LiveSessionDeps,
@@ -133,9 +145,11 @@ export class LiveSession {
       sampleRate: options.sample_rate,
       channels: options.channels,
     };
+    const audioTap: { fn: ((channel: number, samples: Float32Array, time: number) => void) | null } = { fn: null };
     const frontend = await createAudioFrontend({
       format,
       vad: deps.vad,
+      onAudio: (c, samples, time) => audioTap.fn?.(c, samples, time),
       endpointer: {
         endpointing: options.endpointing,
         maxDurationWithoutEndpointing: options.maximum_duration_without_endpointing,
@@ -154,7 +168,9 @@ export class LiveSession {
       : null;
 
     if (!restored) {
-      return new LiveSession(deps, record, account, options, format, frontend, ledger, new RetainedBytes(0), recording, 0, { byte: 0, seconds: 0 }, 0, new Array(format.channels).fill(0));
+      const fresh = new LiveSession(deps, record, account, options, format, frontend, ledger, new RetainedBytes(0), recording, 0, { byte: 0, seconds: 0 }, 0, new Array(format.channels).fill(0));
+      fresh.startAddons(audioTap);
+      return fresh;
     }
     // Restart: rebuild the ledger over the persisted tail, then replay the untranscribed audio.
     const base = restored.tailStart;
@@ -171,9 +187,50 @@ export class LiveSession {
     // What the client may not have received from the previous holder: sent on the first attach.
     session.held.push(...(restored.held ?? []));
     session.unconfirmedFinals.push(...(restored.unconfirmed ?? []));
+    session.startAddons(audioTap);
     const replay = restored.tail.subarray(restored.replayFrom - base);
     session.enqueue(() => session.process(replay));
     return session;
+  }
+
+  /** Creates the add-ons the session's options ask for; the audio tap feeds the end-of-turn detectors. */
+  private startAddons(tap: { fn: ((channel: number, samples: Float32Array, time: number) => void) | null }): void {
+    const requested = this.record.requestedOptions;
+    const turn = this.deps.addons?.turn;
+    if (requested.end_of_turn != null && turn) {
+      const base = this.frontendBase.seconds;
+      const eot = new EndOfTurnEnricher({
+        model: turn,
+        settings: this.options.end_of_turn,
+        channels: this.format.channels,
+        log: this.log,
+        onEvent: (e) => {
+          if (this.phase === "ended") return;
+          if (e.type === "end") {
+            this.emit(this.messages.endOfTurn({ channel: e.channel, probability: e.probability === null ? null : round3(e.probability), reason: e.reason, end: e.end, speech_duration: e.speech_duration }));
+          } else {
+            this.emit(this.messages.endOfTurnScore({ channel: e.channel, probability: round3(e.probability), threshold: e.threshold, silence_ms: e.silence_ms, time: e.time, ended: e.ended }));
+          }
+        },
+      });
+      this.endOfTurn = eot;
+      tap.fn = (c, samples, time) => eot.onAudio(c, samples, base + time);
+    }
+    const speaker = this.deps.addons?.speaker;
+    if (this.options.diarization && speaker) this.diarization = new DiarizationEnricher(speaker, this.options.diarization_config as DiarizationConfig | undefined);
+    const rt = this.options.realtime_processing;
+    if (rt?.translation) {
+      const targets = (rt.translation_config?.target_languages ?? []) as TranslationLanguageCode[];
+      this.translation = new TranslationEnricher(targets, (audio, target, key) =>
+        this.deps.coordinator.transcribe({
+          sessionId: this.id,
+          utteranceId: `${key}/translate/${target}`,
+          seq: 2_000_000,
+          model: this.options.model as PublicModel,
+          request: { audio, partial: false, task: "translate", targetLanguage: target, languages: this.options.language_config.languages.length > 0 ? this.options.language_config.languages : undefined },
+        }),
+      );
+    }
   }
 
   get currentPhase(): SessionPhase {
@@ -369,9 +426,11 @@ export class LiveSession {
         case "speech_start":
           if (this.openStart[c] == null) this.openStart[c] = Math.max(t0, t0 + e.time - OPEN_UTTERANCE_MARGIN_S);
           this.emit(this.messages.speech("speech_start", t0 + e.time, c));
+          this.endOfTurn?.onSpeech(c, "speech_start", t0 + e.time);
           break;
         case "speech_end":
           this.emit(this.messages.speech("speech_end", t0 + e.time, c));
+          this.endOfTurn?.onSpeech(c, "speech_end", t0 + e.time);
           break;
         case "utterance_partial":
           this.openStart[c] = t0 + e.start;
@@ -418,9 +477,23 @@ export class LiveSession {
       this.finalized.add(key);
       this.lastFinalEnd[channel] = end;
       if (r && r.text.trim() !== "" && this.phase !== "ended") {
-        const utterance = this.toUtterance(r, channel, start, end);
+        let utterance = this.toUtterance(r, channel, start, end);
+        if (this.diarization) {
+          utterance = await this.diarization.onFinal(utterance, audio).catch((err) => {
+            this.log.error("diarization failed", { utterance: key, err });
+            return utterance;
+          });
+        }
         this.utterances.push(utterance);
         this.emit(this.messages.transcript(key, true, utterance));
+        if (this.translation) {
+          try {
+            for (const data of await this.translation.translateFinal(utterance, key, audio)) this.emit(this.messages.translation(data));
+          } catch (err) {
+            this.log.error("translation failed", { utterance: key, err });
+            this.error(`translation of utterance ${key} failed: ${(err as Error).message}`, "translation_failed");
+          }
+        }
       }
       pending.done = true;
       this.pendingFinals.delete(pending);
@@ -533,6 +606,7 @@ export class LiveSession {
     this.handle(events);
     await Promise.all(this.finalChains);
     await Promise.all(this.finalChains); // finals queued by the flush
+    await this.endOfTurn?.finish();
     this.updateAcks(true);
     const duration = this.totalDuration();
     this.emit(this.messages.endRecording(duration));
@@ -557,6 +631,7 @@ export class LiveSession {
     ]);
     this.emit(this.messages.endSession());
     this.phase = "ended";
+    this.endOfTurn?.close();
     this.frontend.close();
     this.sink?.close(1000, "session ended");
     this.sink = null;
@@ -578,10 +653,10 @@ export class LiveSession {
   private emit(message: ServerMessage): void {
     const flag = flagOf(message);
     const cfg = this.options.callback_config;
-    if (this.deps.callbacks && this.callbackFlag(flag) && cfg?.url) {
+    if (flag && this.deps.callbacks && this.callbackFlag(flag) && cfg?.url) {
       this.deps.callbacks.enqueue(this.id, { url: cfg.url, secret: this.account.callbackSecret, message: message as never });
     }
-    if (message.type === "start_session" || !this.options.messages_config[flag]) return;
+    if (message.type === "start_session" || (flag && !this.options.messages_config[flag])) return;
     if (message.type === "transcript" && message.data.is_final) this.unconfirmedFinals.push(message);
     if (this.sink) this.sink.send(message);
     else if (this.phase !== "ended" && this.held.length < MAX_HELD_MESSAGES && !(message.type === "transcript" && !message.data.is_final)) {
