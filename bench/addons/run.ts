@@ -1,7 +1,7 @@
 /**
  * Add-on cost beside the recognizer's: CPU-seconds per audio-second of the end-of-turn add-on
  * (Smart Turn v3 with the service defaults, streamed in 100 ms pieces through the per-channel
- * detector) and of the recognizer on the same process, one onnxruntime thread each, measured in
+ * detector), of diarization (a voice print per utterance) and of the recognizer in the same process, one onnxruntime thread each, measured in
  * one run. Usage: `bun bench/addons/run.ts [repeats]`; the turn model is read from MODELS_DIR,
  * `../shared/models` or the cache (install it with `bun run models -- pull smart-turn-v3`).
  */
@@ -11,7 +11,8 @@ import { join, resolve } from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { loadEngine } from "../../workers/engines/registry.ts";
 import { EndOfTurnDetector, SmartTurn, turnFeatures } from "../../workers/engines/turn/index.ts";
-import { SMART_TURN_FILE } from "../../workers/catalogue/index.ts";
+import { SMART_TURN_FILE, SPEAKER_FILE } from "../../workers/catalogue/index.ts";
+import { SpeakerEncoder } from "../../workers/engines/speaker/index.ts";
 import { endOfTurnDefaults } from "../../server/options/defaults.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -70,6 +71,20 @@ async function streamed(audio: Float32Array, label: string, over: Partial<typeof
 }
 await streamed(dialogue, "two questions, defaults");
 await streamed(dialogue, "two questions, threshold 0.99", { threshold: 0.99 }); // worst case: re-evaluated until stop_s
+
+const speakerPath = modelDirs.map((d) => d && join(d, SPEAKER_FILE)).find((p) => p && existsSync(p));
+if (speakerPath) {
+  const encoder = await SpeakerEncoder.load(speakerPath);
+  const clip = readWavFile(join(SHARED, "audio/leopard_diarization_test.wav")).samples;
+  const utterances = [[1.7, 3.8], [6.2, 11.0], [12.8, 19.3]].map(([s, e]) => clip.subarray(s! * 16000, e! * 16000));
+  for (const u of utterances) await encoder.embed(u);
+  t = process.cpuUsage();
+  for (let r = 0; r < REPEATS; r++) for (const u of utterances) await encoder.embed(u);
+  const seconds = (REPEATS * utterances.reduce((n, u) => n + u.length, 0)) / 16000;
+  console.log(`diarization (speaker encoder) per utterance  ${(cpu(t) / seconds).toFixed(4)} cpu-s/audio-s`);
+} else {
+  console.log("diarization skipped: bun run models -- pull resemblyzer-speaker");
+}
 
 const engine = await loadEngine("isolated-token", join(SHARED, "models/moonshine-micro"), { name: "moonshine-micro-spelling", threads: 1 });
 const clips = ["a", "b", "c", "zero", "double_u"].map((n) => readWavFile(join(SHARED, "audio/spelling", `${n}.wav`)).samples);
