@@ -4,13 +4,16 @@
  * Every message is checked against our contracts (`end_of_turn` and `end_of_turn_score` are
  * service-only: the cloud variant has no schema for them).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { SMART_TURN_ID, SPEAKER_ID } from "../../workers/catalogue/index.ts";
 import { join16k, modelsWith, speak } from "../helpers/addon-models.ts";
 import { sharedAudio, type TestService } from "../helpers/server.ts";
 import { chunks, contractErrors, createSession, RawClient, startPipelineService, toPcm16, type Msg } from "./helpers.ts";
+
+// Real models on a shared machine: allow for a loaded CPU.
+setDefaultTimeout(60_000);
 
 let svc: TestService;
 let plain: TestService;

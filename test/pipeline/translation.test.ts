@@ -5,20 +5,23 @@
  * real export's signature (no Whisper weights in the shared models); the engine's translate task
  * itself is tested in workers/engines/whisper.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { mkdtempSync, readdirSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
-import type { InferenceCoordinator, TranscribeJob } from "../../workers/coordinator/types.ts";
+import type { InferenceCoordinator, InferenceJob } from "../../workers/coordinator/types.ts";
 import { buildFixtures } from "../../workers/fixtures/build.ts";
 import { againstCloud } from "../helpers/cloud-schemas.ts";
 import { sharedAudio, sharedModels, startTestService, type TestService } from "../helpers/server.ts";
 import { chunks, contractErrors, createSession, RawClient, toPcm16 } from "./helpers.ts";
 
+// Real models on a shared machine: allow for a loaded CPU.
+setDefaultTimeout(60_000);
+
 let svc: TestService;
-const jobs: TranscribeJob[] = [];
+const jobs: InferenceJob[] = [];
 beforeAll(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "models-translate-"));
   for (const name of readdirSync(sharedModels)) if (name !== "whisper-assets") symlinkSync(path.join(sharedModels, name), path.join(dir, name));

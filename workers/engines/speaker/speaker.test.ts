@@ -1,11 +1,14 @@
 /** The speaker encoder (converted from the Resemblyzer wheel) and online clustering, on real three-speaker audio. */
-import { beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import path from "node:path";
 import { readWavFile } from "../../dsp/wav.ts";
 import { speakerModelPath } from "../../../test/helpers/addon-models.ts";
 import { sharedAudio, sharedModels } from "../../../test/helpers/server.ts";
 import { DEFAULT_SPEAKER_THRESHOLD, OnlineSpeakerClustering } from "./cluster.ts";
 import { cosine, partialStarts, SpeakerEncoder } from "./encoder.ts";
+
+// Real models on a shared machine: allow for a loaded CPU.
+setDefaultTimeout(60_000);
 
 /** leopard_diarization_test.wav: speaker 1 says one phrase, speakers 2 and 3 two stretches each (times from its levels). */
 const SEGMENTS: [number, number, number][] = [[1.7, 3.8, 0], [6.2, 8.6, 1], [8.6, 11.0, 1], [12.8, 15.5, 2], [15.5, 19.3, 2]];

@@ -1,11 +1,14 @@
 /** The Smart Turn model and the end-of-turn state machine, on the real model and real or synthesized speech. */
-import { beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import path from "node:path";
 import { readWavFile } from "../../dsp/wav.ts";
 import { join16k, speak, turnModelPath } from "../../../test/helpers/addon-models.ts";
 import { sharedAudio, sharedModels } from "../../../test/helpers/server.ts";
 import { EndOfTurnDetector, type EndOfTurnSettings, type TurnEvent, type TurnScore, type TurnEnd } from "./detector.ts";
 import { SmartTurn, TURN_WINDOW_SAMPLES, turnFeatures } from "./smart-turn.ts";
+
+// Real models on a shared machine: allow for a loaded CPU.
+setDefaultTimeout(60_000);
 
 let model: SmartTurn;
 let jfk: Float32Array;
