@@ -201,6 +201,7 @@ export class LiveSession {
       const base = this.frontendBase.seconds;
       const eot = new EndOfTurnEnricher({
         model: turn,
+        vad: this.deps.vad,
         settings: this.options.end_of_turn,
         channels: this.format.channels,
         log: this.log,
@@ -426,11 +427,9 @@ export class LiveSession {
         case "speech_start":
           if (this.openStart[c] == null) this.openStart[c] = Math.max(t0, t0 + e.time - OPEN_UTTERANCE_MARGIN_S);
           this.emit(this.messages.speech("speech_start", t0 + e.time, c));
-          this.endOfTurn?.onSpeech(c, "speech_start", t0 + e.time);
           break;
         case "speech_end":
           this.emit(this.messages.speech("speech_end", t0 + e.time, c));
-          this.endOfTurn?.onSpeech(c, "speech_end", t0 + e.time);
           break;
         case "utterance_partial":
           this.openStart[c] = t0 + e.start;

@@ -145,6 +145,19 @@ describe("end_of_turn", () => {
     expect(end!.data.reason).toBe("timeout");
     expect(ofType(strict.client.messages, "end_of_turn_score").map((s) => s.data.silence_ms)).toEqual([200, 500, 800]);
   });
+
+  test("real speech over background noise: silence is told by the VAD within its chunk, so each silence is first evaluated at silence_ms", async () => {
+    const jfk = readWavFile(path.join(sharedAudio, "jfk.wav")).samples; // background noise around −40 dBFS
+    const { client } = await run(svc, { ...base, end_of_turn: { emit_scores: true } }, join16k(jfk, 1.5));
+    const scores = ofType(client.messages, "end_of_turn_score");
+    const firsts = scores.filter((s, i) => i === 0 || s.data.silence_ms <= scores[i - 1]!.data.silence_ms);
+    expect(firsts.length).toBeGreaterThanOrEqual(2);
+    for (const s of firsts) expect(s.data.silence_ms).toBe(200);
+    const last = ofType(client.messages, "end_of_turn").at(-1)!;
+    expect(last.data.reason).toBe("model");
+    expect(last.data.end).toBeGreaterThan(10.2); // "... what you can do for your country." ends near 10.6 s
+    expect(last.data.end).toBeLessThan(11.0);
+  });
 });
 
 describe("diarization", () => {

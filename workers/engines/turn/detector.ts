@@ -4,9 +4,10 @@
  *
  * Semantics of the settings (EndOfTurnConfig):
  * - audio is judged in 10 ms blocks; a block is speech when its level is at or above `speech_dbfs`
- *   and the voice-activity detector has not declared the speech over (after `speech_end`, blocks are
- *   silence until the next `speech_start`); anything else is silence;
- * - a turn begins with the first speech after the previous turn ended;
+ *   and the voice-activity detector hears voice (`voice()` per VAD chunk, or `speechStart` /
+ *   `speechEnd` events); anything else is silence;
+ * - a turn begins with the first speech after the previous turn ended; a "turn" of less than
+ *   150 ms of speech (a click, a cough) is dropped when its silence would be evaluated;
  * - once the current silence has lasted `silence_ms`, the turn is evaluated: the model reads the
  *   `window_s` seconds of audio before the silence plus the silence so far (at most its last 8 s);
  * - the silence is evaluated again every `reeval_ms` while it lasts (`reeval_ms` 0: once per silence);
@@ -58,6 +59,8 @@ export type TurnEvent = TurnScore | TurnEnd;
 const SAMPLE_RATE = 16000;
 const BLOCK = 160; // 10 ms
 const BLOCK_S = BLOCK / SAMPLE_RATE;
+/** Least speech in a turn for its silence to be evaluated. */
+const MIN_TURN_SPEECH_S = 0.15;
 /** Audio kept: the model never reads more than 8 s. */
 const KEEP_SAMPLES = 8 * SAMPLE_RATE;
 
@@ -96,6 +99,11 @@ export class EndOfTurnDetector {
     opts: { vadGated?: boolean } = {},
   ) {
     this.vadSpeaking = !opts.vadGated;
+  }
+
+  /** Whether the voice-activity detector hears voice in the audio pushed next (per VAD chunk). */
+  voice(speaking: boolean): void {
+    this.vadSpeaking = speaking;
   }
 
   /** The voice-activity detector heard speech start at `time` (possibly before audio already pushed). */
@@ -189,6 +197,12 @@ export class EndOfTurnDetector {
       return;
     }
     if (silence * 1000 + 1e-6 < s.silence_ms) return;
+    if (this.speechSeconds < MIN_TURN_SPEECH_S) {
+      this.inTurn = false;
+      this.speechSeconds = 0;
+      this.resetSilence();
+      return;
+    }
     const due = this.lastEvalAt === null || (s.reeval_ms > 0 && (now - this.lastEvalAt) * 1000 + 1e-6 >= s.reeval_ms);
     if (!due) return;
     const probability = await this.predict(this.lastAudio(s.window_s + silence));

@@ -120,6 +120,11 @@ describe("end-of-turn detector", () => {
     expect((await run(join16k(quiet, 1.5), { speech_dbfs: -80 })).ends).toHaveLength(1);
   });
 
+  test("a burst shorter than 150 ms (a click) is no turn", async () => {
+    const click = q1.subarray(Math.floor(q1.length / 3), Math.floor(q1.length / 3) + 1600); // 100 ms of speech
+    expect((await run(join16k(1, click, 2))).events).toEqual([]);
+  });
+
   test("speech that resumes within the silence keeps the turn open", async () => {
     const trimmed = q1.subarray(0, Math.ceil(speechEnd(q1) * 16000));
     const { ends } = await run(join16k(trimmed, 0.1, q2, 1.5));
