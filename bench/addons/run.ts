@@ -1,7 +1,7 @@
 /**
  * Add-on cost beside the recognizer's: CPU-seconds per audio-second of the end-of-turn add-on
- * (Smart Turn v3 with the service defaults, streamed in 100 ms pieces through the per-channel
- * detector), of diarization (a voice print per utterance) and of the recognizer in the same process, one onnxruntime thread each, measured in
+ * (Smart Turn v3 with the service defaults, its own VAD stream and the per-channel detector, audio
+ * in 100 ms pieces), of diarization (a voice print per utterance) and of the recognizer in the same process, one onnxruntime thread each, measured in
  * one run. Usage: `bun bench/addons/run.ts [repeats]`; the turn model is read from MODELS_DIR,
  * `../shared/models` or the cache (install it with `bun run models -- pull smart-turn-v3`).
  */
@@ -10,7 +10,10 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { loadEngine } from "../../workers/engines/registry.ts";
-import { EndOfTurnDetector, SmartTurn, turnFeatures } from "../../workers/engines/turn/index.ts";
+import { SmartTurn, turnFeatures } from "../../workers/engines/turn/index.ts";
+import { SileroVad } from "../../workers/vad/silero.ts";
+import { EndOfTurnEnricher } from "../../server/session/end-of-turn.ts";
+import { createLogger } from "../../server/log.ts";
 import { SMART_TURN_FILE, SPEAKER_FILE } from "../../workers/catalogue/index.ts";
 import { SpeakerEncoder } from "../../workers/engines/speaker/index.ts";
 import { endOfTurnDefaults } from "../../server/options/defaults.ts";
@@ -59,12 +62,19 @@ for (let i = 0; i < 10; i++) await model.runFeatures(feats);
 const runCpu = cpu(t) / 10;
 console.log(`smart-turn one evaluation: front end ${(featCpu * 1000).toFixed(1)} ms cpu, model ${(runCpu * 1000).toFixed(1)} ms cpu`);
 
+const vad = await SileroVad.load(join(SHARED, "models/silero-vad/silero_vad.onnx"));
+const log = createLogger({ test: true });
+const counting = { predict: (a: Float32Array) => (evaluations++, model.predict(a)) } as SmartTurn;
+let evaluations = 0;
+
+/** The add-on as a session runs it: its own VAD stream and the detector, audio in 100 ms pieces. */
 async function streamed(audio: Float32Array, label: string, over: Partial<typeof settings> = {}): Promise<void> {
-  let evaluations = 0;
+  evaluations = 0;
   t = process.cpuUsage();
   for (let r = 0; r < REPEATS; r++) {
-    const d = new EndOfTurnDetector(0, { ...settings, ...over }, (a) => (evaluations++, model.predict(a)));
-    for (let i = 0; i < audio.length; i += 1600) await d.push(audio.subarray(i, i + 1600), i / 16000);
+    const addon = new EndOfTurnEnricher({ model: counting, vad, settings: { ...settings, ...over }, channels: 1, log, onEvent: () => {} });
+    for (let i = 0; i < audio.length; i += 1600) addon.onAudio(0, audio.subarray(i, i + 1600), i / 16000);
+    await addon.finish();
   }
   const seconds = (REPEATS * audio.length) / 16000;
   console.log(`end_of_turn on ${label.padEnd(28)} ${(cpu(t) / seconds).toFixed(4)} cpu-s/audio-s  (${(evaluations / REPEATS).toFixed(0)} evaluations per ${(audio.length / 16000).toFixed(1)} s)`);
