@@ -6,13 +6,14 @@
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { DEFAULT_SPEAKER_THRESHOLD, OnlineSpeakerClustering, type SpeakerEncoder } from "../../workers/engines/speaker/index.ts";
+import type { Enricher, Enrichment, UtteranceRef } from "./enrich.ts";
 
 export interface DiarizationConfig {
   number_of_speakers?: number | null;
   max_speakers?: number | null;
 }
 
-export class DiarizationEnricher {
+export class DiarizationEnricher implements Enricher {
   readonly name = "diarization";
   private readonly clustering: OnlineSpeakerClustering;
 
@@ -27,10 +28,10 @@ export class DiarizationEnricher {
     });
   }
 
-  /** The utterance with its speaker; `audio` is its 16 kHz audio. Call in the order utterances end. */
-  async onFinal(utterance: Utterance, audio: Float32Array): Promise<Utterance> {
-    if (audio.length === 0) return utterance;
-    const print = await this.encoder.embed(audio);
-    return { ...utterance, speaker: this.clustering.assign(print, audio.length / 16000) };
+  /** The utterance with its speaker (finals come in the order utterances end). */
+  async onFinal(utterance: Utterance, ref: UtteranceRef): Promise<Enrichment | void> {
+    if (!ref.audio || ref.audio.length === 0) return;
+    const print = await this.encoder.embed(ref.audio);
+    return { utterance: { ...utterance, speaker: this.clustering.assign(print, ref.audio.length / 16000) } };
   }
 }

@@ -7,6 +7,7 @@
  * failure of a model is logged and ends nothing.
  */
 import type { EndOfTurnDefaults } from "../../generated/openapi/types.gen.ts";
+import type { Enricher } from "./enrich.ts";
 import { EndOfTurnDetector, type SmartTurn, type TurnEvent } from "../../workers/engines/turn/index.ts";
 import type { SileroVad, VadStream } from "../../workers/vad/silero.ts";
 import type { Logger } from "../log.ts";
@@ -35,7 +36,7 @@ interface Channel {
   chain: Promise<void>;
 }
 
-export class EndOfTurnEnricher {
+export class EndOfTurnEnricher implements Enricher {
   readonly name = "end_of_turn";
   private readonly channels: Channel[];
   private closed = false;

@@ -8,6 +8,7 @@
  */
 import type { TranslationLanguageCode, Utterance } from "../../generated/openapi/types.gen.ts";
 import type { TranscribeResult } from "../../workers/engines/types.ts";
+import type { EnrichContext, Enricher, Enrichment, UtteranceRef } from "./enrich.ts";
 
 export interface TranslationData {
   utterance_id: string;
@@ -33,13 +34,39 @@ export function translatedUtterance(original: Utterance, r: TranscribeResult, ta
   return { ...original, confidence: round3(clamp01(r.confidence)), words, text, language: target };
 }
 
-export class TranslationEnricher {
+/** Whisper's translate task through the coordinator, on the session's model and languages. */
+export function recognizerTranslate(ctx: EnrichContext): Translate {
+  const languages = ctx.options.language_config.languages;
+  return (audio, target, utteranceId) =>
+    ctx.coordinator.transcribe({
+      sessionId: ctx.sessionId,
+      utteranceId: `${utteranceId}/translate/${target}`,
+      seq: 2_000_000,
+      model: ctx.options.model,
+      request: { audio, partial: false, task: "translate", targetLanguage: target, languages: languages.length > 0 ? languages : undefined },
+    });
+}
+
+export class TranslationEnricher implements Enricher {
   readonly name = "translation";
 
   constructor(
     private readonly targets: TranslationLanguageCode[],
     private readonly translate: Translate,
+    private readonly ctx: Pick<EnrichContext, "messages" | "log">,
   ) {}
+
+  /** One `translation` message per target after the final's transcript; a failure is an `error` message. */
+  async onFinal(utterance: Utterance, ref: UtteranceRef): Promise<Enrichment | void> {
+    if (!ref.audio) return;
+    try {
+      const results = await this.translateFinal(utterance, ref.id, ref.audio);
+      return { messages: results.map((data) => this.ctx.messages.build("translation", { error: null, data })) };
+    } catch (err) {
+      this.ctx.log.error("translation failed", { utterance: ref.id, err });
+      return { messages: [this.ctx.messages.error(`translation of utterance ${ref.id} failed: ${(err as Error).message}`, "translation_failed")] };
+    }
+  }
 
   /** One result per target for a final utterance (in the order the targets were asked for). */
   async translateFinal(utterance: Utterance, utteranceId: string, audio: Float32Array): Promise<TranslationData[]> {

