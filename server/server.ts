@@ -29,7 +29,8 @@ import { createCallbackDispatcher, type CallbackDispatcher } from "./delivery/ca
 import { createGateway, type LiveGateway } from "./gateway/index.ts";
 import { log as rootLog, type Logger } from "./log.ts";
 import { reportServing } from "./serving.ts";
-import { loadAudioAddonModels, withAudioAddons } from "./session/audio-addons.ts";
+import { loadAudioAddons } from "./addon-models.ts";
+import { withAudioAddons } from "./session/audio-addons.ts";
 import { SessionHost } from "./session/host.ts";
 import { sweepExpired } from "./sessions/expiry.ts";
 import { SqliteStore } from "./store/sqlite.ts";
@@ -111,10 +112,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   };
   const app = createApp(deps);
   let callbacks: CallbackDispatcher | null = null;
-  const addonModels = await loadAudioAddonModels(config.modelsDir, log);
+  const addons = await loadAudioAddons(config.modelsDir, () => loadVad(config.modelsDir), log);
   const host = new SessionHost({
     ...deps,
-    enrichers: withAudioAddons(addonModels),
+    enrichers: withAudioAddons(addons),
     vad: () => loadVad(config.modelsDir),
     callbacks: () =>
       (callbacks ??= createCallbackDispatcher({

@@ -10,10 +10,8 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { loadEngine } from "../../workers/engines/registry.ts";
-import { SmartTurn, turnFeatures } from "../../workers/engines/turn/index.ts";
+import { createTurnChannel, SmartTurn, turnFeatures } from "../../workers/engines/turn/index.ts";
 import { SileroVad } from "../../workers/vad/silero.ts";
-import { EndOfTurnEnricher } from "../../server/session/end-of-turn.ts";
-import { createLogger } from "../../server/log.ts";
 import { SMART_TURN_FILE, SPEAKER_FILE } from "../../workers/catalogue/index.ts";
 import { SpeakerEncoder } from "../../workers/engines/speaker/index.ts";
 import { endOfTurnDefaults } from "../../server/options/defaults.ts";
@@ -63,7 +61,6 @@ const runCpu = cpu(t) / 10;
 console.log(`smart-turn one evaluation: front end ${(featCpu * 1000).toFixed(1)} ms cpu, model ${(runCpu * 1000).toFixed(1)} ms cpu`);
 
 const vad = await SileroVad.load(join(SHARED, "models/silero-vad/silero_vad.onnx"));
-const log = createLogger({ test: true });
 const counting = { predict: (a: Float32Array) => (evaluations++, model.predict(a)) } as SmartTurn;
 let evaluations = 0;
 
@@ -72,9 +69,8 @@ async function streamed(audio: Float32Array, label: string, over: Partial<typeof
   evaluations = 0;
   t = process.cpuUsage();
   for (let r = 0; r < REPEATS; r++) {
-    const addon = new EndOfTurnEnricher({ model: counting, vad, settings: { ...settings, ...over }, channels: 1, log, onEvent: () => {} });
-    for (let i = 0; i < audio.length; i += 1600) addon.onAudio(0, audio.subarray(i, i + 1600), i / 16000);
-    await addon.finish();
+    const channel = createTurnChannel(counting, vad, 0, { ...settings, ...over });
+    for (let i = 0; i < audio.length; i += 1600) await channel.push(audio.subarray(i, i + 1600), i / 16000);
   }
   const seconds = (REPEATS * audio.length) / 16000;
   console.log(`end_of_turn on ${label.padEnd(28)} ${(cpu(t) / seconds).toFixed(4)} cpu-s/audio-s  (${(evaluations / REPEATS).toFixed(0)} evaluations per ${(audio.length / 16000).toFixed(1)} s)`);

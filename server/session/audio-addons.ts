@@ -1,60 +1,46 @@
 /**
- * The audio add-ons of the enrichment stage, and the models they need: `diarization` (speaker
- * encoder), `translation` (the recognizer's translate task) and `end_of_turn` (Smart Turn and a VAD
- * stream of its own). The composition root loads the models that are installed (`loadAudioAddonModels`)
- * and hands the factory (`withAudioAddons`) to the session host; an add-on whose model is missing is
- * refused before a session starts (`server/options/offered.ts`), so it never silently does nothing.
+ * The audio add-ons in the enrichment stage: `diarization` (speaker labelling), `translation` (the
+ * recognizer's translate task) and `end_of_turn` (per-channel turn detection). The models behind
+ * them are loaded by the composition root (`server/addon-models.ts`), which hands in factories; an
+ * add-on whose model is missing is refused before a session starts (`server/options/offered.ts`),
+ * so it never silently does nothing.
  */
 import type { TranslationLanguageCode } from "../../generated/openapi/types.gen.ts";
-import { loadSpeakerEncoder, type SpeakerEncoder } from "../../workers/engines/speaker/index.ts";
-import { loadTurnModel, type SmartTurn } from "../../workers/engines/turn/index.ts";
-import type { Logger } from "../log.ts";
+import type { AppliedOptions } from "../options/defaults.ts";
 import { round3 } from "./messages.ts";
-import { DiarizationEnricher, type DiarizationConfig } from "./diarization.ts";
-import { EndOfTurnEnricher } from "./end-of-turn.ts";
+import { DiarizationEnricher, type SpeakerLabeller } from "./diarization.ts";
+import { EndOfTurnEnricher, type TurnChannel } from "./end-of-turn.ts";
 import { createEnrichers, type Enricher, type EnricherFactory } from "./enrich.ts";
 import { recognizerTranslate, TranslationEnricher } from "./translation.ts";
 
-export interface AudioAddonModels {
-  turn: SmartTurn | null;
-  speaker: SpeakerEncoder | null;
-}
-
-/** The add-on models installed in `modelsDir` (null where not installed; a broken file is logged). */
-export async function loadAudioAddonModels(modelsDir: string, log: Logger): Promise<AudioAddonModels> {
-  const load = async <T>(what: string, p: Promise<T> | null): Promise<T | null> => {
-    try {
-      return p ? await p : null;
-    } catch (err) {
-      log.error(`the ${what} model could not be loaded; its add-on is off`, { err });
-      return null;
-    }
-  };
-  return { turn: await load("end-of-turn", loadTurnModel(modelsDir)), speaker: await load("speaker-embedding", loadSpeakerEncoder(modelsDir)) };
+export interface AudioAddons {
+  /** The end-of-turn detection of one channel with the session's settings; null: not installed. */
+  turnChannel: ((channel: number, settings: AppliedOptions["end_of_turn"]) => TurnChannel) | null;
+  /** The speaker labelling of one session; null: not installed. */
+  speakers: ((config: AppliedOptions["diarization_config"]) => SpeakerLabeller) | null;
 }
 
 /**
  * The factory of the enrichment stage: diarization first (it sets `speaker` on the utterance the
  * others see), then the default add-ons, then translation (its messages follow the transcript), then
- * end of turn (audio only).
+ * end of turn (audio only; on when the init body has an `end_of_turn` object).
  */
-export function withAudioAddons(models: AudioAddonModels, base: EnricherFactory = createEnrichers): EnricherFactory {
+export function withAudioAddons(addons: AudioAddons, base: EnricherFactory = createEnrichers): EnricherFactory {
   return (options, ctx) => {
     const out: Enricher[] = [];
-    if (options.diarization && models.speaker) out.push(new DiarizationEnricher(models.speaker, options.diarization_config as DiarizationConfig | undefined));
+    if (options.diarization && addons.speakers) out.push(new DiarizationEnricher(addons.speakers(options.diarization_config)));
     out.push(...base(options, ctx));
     const rt = options.realtime_processing;
     if (rt?.translation) {
       const targets = (rt.translation_config?.target_languages ?? []) as TranslationLanguageCode[];
       out.push(new TranslationEnricher(targets, recognizerTranslate(ctx), ctx));
     }
-    if (ctx.requested.end_of_turn != null && models.turn) {
+    const turnChannel = addons.turnChannel;
+    if (ctx.requested.end_of_turn != null && turnChannel) {
       out.push(
         new EndOfTurnEnricher({
-          model: models.turn,
-          vad: ctx.vad,
-          settings: options.end_of_turn,
-          channels: options.channels,
+          channels: Array.from({ length: options.channels }, (_, c) => turnChannel(c, options.end_of_turn)),
+          emitScores: options.end_of_turn.emit_scores === true,
           log: ctx.log,
           onEvent: (e) => {
             if (e.type === "end") {

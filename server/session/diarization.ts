@@ -1,37 +1,23 @@
 /**
- * The `diarization` add-on: each final utterance gets a voice print from the speaker encoder and the
- * zero-based `speaker` that the session's online clustering assigns it (speakers numbered in order
- * of appearance, shared by all channels of the session), honouring `diarization_config`
- * (`number_of_speakers` caps the speakers at that number, else `max_speakers`).
+ * The `diarization` add-on: each final utterance gets the zero-based `speaker` that the session's
+ * speaker labelling assigns its audio (voice prints clustered online, speakers numbered in order of
+ * appearance and shared by the session's channels; `diarization_config` caps their number). The
+ * labelling is built by the composition root, which holds the speaker-embedding model.
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
-import { DEFAULT_SPEAKER_THRESHOLD, OnlineSpeakerClustering, type SpeakerEncoder } from "../../workers/engines/speaker/index.ts";
 import type { Enricher, Enrichment, UtteranceRef } from "./enrich.ts";
 
-export interface DiarizationConfig {
-  number_of_speakers?: number | null;
-  max_speakers?: number | null;
+export interface SpeakerLabeller {
+  label(audio: Float32Array): Promise<number>;
 }
 
 export class DiarizationEnricher implements Enricher {
   readonly name = "diarization";
-  private readonly clustering: OnlineSpeakerClustering;
 
-  constructor(
-    private readonly encoder: SpeakerEncoder,
-    config: DiarizationConfig | null | undefined,
-  ) {
-    this.clustering = new OnlineSpeakerClustering({
-      threshold: DEFAULT_SPEAKER_THRESHOLD,
-      numberOfSpeakers: config?.number_of_speakers ?? null,
-      maxSpeakers: config?.max_speakers ?? null,
-    });
-  }
+  constructor(private readonly speakers: SpeakerLabeller) {}
 
-  /** The utterance with its speaker (finals come in the order utterances end). */
   async onFinal(utterance: Utterance, ref: UtteranceRef): Promise<Enrichment | void> {
     if (!ref.audio || ref.audio.length === 0) return;
-    const print = await this.encoder.embed(ref.audio);
-    return { utterance: { ...utterance, speaker: this.clustering.assign(print, ref.audio.length / 16000) } };
+    return { utterance: { ...utterance, speaker: await this.speakers.label(ref.audio) } };
   }
 }

@@ -10,7 +10,6 @@
  */
 import type { LiveSessionInit, Utterance } from "../../generated/openapi/types.gen.ts";
 import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
-import type { SileroVad } from "../../workers/vad/silero.ts";
 import type { Logger } from "../log.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
 import type { MessageFactory, SessionMessage } from "./messages.ts";
@@ -23,8 +22,6 @@ export interface EnrichContext {
   requested: LiveSessionInit;
   /** Inference, for add-ons that run the session's recognizer (translation). */
   coordinator: InferenceCoordinator;
-  /** The loaded VAD, for add-ons that need voice activity of their own (end of turn). */
-  vad: SileroVad;
   messages: MessageFactory;
   log: Logger;
   /** Delivers a message now (filtered by the session's flags like every other message). */

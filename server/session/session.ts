@@ -141,7 +141,6 @@ export class LiveSession {
       options,
       requested: record.requestedOptions,
       coordinator: deps.coordinator,
-      vad: deps.vad,
       messages,
       log,
       emit: (m) => session?.emit(m),

@@ -5,6 +5,7 @@ import { SmartTurn } from "./smart-turn.ts";
 
 export { SmartTurn, turnFeatures } from "./smart-turn.ts";
 export { EndOfTurnDetector, type EndOfTurnSettings, type TurnEvent, type TurnEnd, type TurnScore } from "./detector.ts";
+export { createTurnChannel, type TurnChannel } from "./channel.ts";
 
 /** True when `models pull smart-turn-v3` has installed the model in `modelsDir`. */
 export function turnModelInstalled(modelsDir: string): boolean {
