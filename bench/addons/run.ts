@@ -2,24 +2,23 @@
  * Add-on cost beside the recognizer's: CPU-seconds per audio-second of the end-of-turn add-on
  * (Smart Turn v3 with the service defaults, its own VAD stream and the per-channel detector, audio
  * in 100 ms pieces), of diarization (a voice print per utterance) and of the recognizer in the same process, one onnxruntime thread each, measured in
- * one run. Usage: `bun bench/addons/run.ts [repeats]`; the turn model is read from MODELS_DIR,
- * `../shared/models` or the cache (install it with `bun run models -- pull smart-turn-v3`).
+ * one run. Usage: `bun bench/addons/run.ts [repeats]`; the models are read from MODELS_DIR,
+ * `./models` or `../shared/models` (`bun run models -- pull smart-turn-v3 resemblyzer-speaker whisper-tiny.en`).
  */
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { loadEngine } from "../../workers/engines/registry.ts";
 import { createTurnChannel, SmartTurn, turnFeatures } from "../../workers/engines/turn/index.ts";
 import { SileroVad } from "../../workers/vad/silero.ts";
-import { SMART_TURN_FILE, SPEAKER_FILE } from "../../workers/catalogue/index.ts";
+import { catalogueEntry, isInstalled, SMART_TURN_FILE, SPEAKER_FILE } from "../../workers/catalogue/index.ts";
 import { SpeakerEncoder } from "../../workers/engines/speaker/index.ts";
 import { endOfTurnDefaults } from "../../server/options/defaults.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const SHARED = resolve(ROOT, "../shared");
 const REPEATS = Number(process.argv[2] ?? 3);
-const modelDirs = [process.env.MODELS_DIR, join(SHARED, "models"), join(process.env.LIVE_STT_CACHE ?? join(homedir(), ".cache/live-stt"), "models")];
+const modelDirs = [process.env.MODELS_DIR, join(ROOT, "models"), join(SHARED, "models")];
 const turnPath = modelDirs.map((d) => d && join(d, SMART_TURN_FILE)).find((p) => p && existsSync(p));
 if (!turnPath) {
   console.log("the turn model is not installed: bun run models -- pull smart-turn-v3");
@@ -92,11 +91,18 @@ if (speakerPath) {
   console.log("diarization skipped: bun run models -- pull resemblyzer-speaker");
 }
 
-const engine = await loadEngine("isolated-token", join(SHARED, "models/moonshine-micro"), { name: "moonshine-micro-spelling", threads: 1 });
-const clips = ["a", "b", "c", "zero", "double_u"].map((n) => readWavFile(join(SHARED, "audio/spelling", `${n}.wav`)).samples);
-for (const audio of clips) await engine.transcribe({ audio, partial: false });
-t = process.cpuUsage();
-for (let r = 0; r < REPEATS * 10; r++) for (const audio of clips) await engine.transcribe({ audio, partial: false });
-const recSeconds = (REPEATS * 10 * clips.reduce((s, a) => s + a.length, 0)) / 16000;
-console.log(`recognizer moonshine-micro-spelling          ${(cpu(t) / recSeconds).toFixed(4)} cpu-s/audio-s`);
-await engine.dispose();
+// the recognizer of trantoria-1 (whisper-tiny.en) on the same speech, finals only
+const tiny = catalogueEntry("whisper-tiny.en")!;
+const tinyDir = modelDirs.find((d) => d && isInstalled(tiny, d));
+if (tinyDir) {
+  const engine = await loadEngine("whisper", join(tinyDir, tiny.dir), { name: tiny.id, threads: 1, options: tiny.options });
+  const clips = [jfk, dialogue];
+  await engine.transcribe({ audio: jfk, partial: false });
+  t = process.cpuUsage();
+  for (let r = 0; r < REPEATS; r++) for (const audio of clips) await engine.transcribe({ audio, partial: false });
+  const recSeconds = (REPEATS * clips.reduce((s, a) => s + a.length, 0)) / 16000;
+  console.log(`recognizer whisper-tiny.en (trantoria-1)     ${(cpu(t) / recSeconds).toFixed(4)} cpu-s/audio-s (finals only)`);
+  await engine.dispose();
+} else {
+  console.log("recognizer skipped: bun run models -- pull whisper-tiny.en");
+}
