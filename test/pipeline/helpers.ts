@@ -24,7 +24,7 @@ function processCoordinator(): InferenceCoordinator {
 }
 
 /** A real service (port 0, temporary DATA_DIR unless given, manual clock) sharing this process's coordinator. */
-export function startPipelineService(opts: { dataDir?: string; clock?: ManualClock; env?: Record<string, string>; modelsDir?: string } = {}): Promise<TestService> {
+export function startPipelineService(opts: { dataDir?: string; clock?: ManualClock; env?: Record<string, string> } = {}): Promise<TestService> {
   return startTestService({ ...opts, coordinator: processCoordinator() });
 }
 
