@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepares a fresh Debian machine: system packages, Bun, the project's npm dependencies, and the
-# default models (Silero VAD, Whisper's tokenizer assets, Whisper base and Whisper tiny.en) in
+# default models (Silero VAD, Whisper's tokenizer assets, Whisper base and Whisper tiny.en, and the
+# end-of-turn and speaker-embedding models of the audio add-ons) in
 # MODELS_DIR (default ./models). Models are converted once into ${LIVE_STT_CACHE:-~/.cache/live-stt}
 # (Python is used there only, in its own virtual environment); a warm run takes seconds.
 # Idempotent; safe to run before every start or test run. BOOTSTRAP_MODELS=0 skips the models.
@@ -11,6 +12,7 @@ need_apt=()
 command -v flac >/dev/null 2>&1 || need_apt+=(flac)
 command -v sox >/dev/null 2>&1 || need_apt+=(sox)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+command -v espeak-ng >/dev/null 2>&1 || need_apt+=(espeak-ng)
 # model conversion tooling: a python3 that can make virtual environments
 if [ "${BOOTSTRAP_MODELS:-1}" != 0 ]; then
   if ! command -v "${PYTHON:-python3}" >/dev/null 2>&1; then
@@ -42,5 +44,6 @@ bun install --frozen-lockfile >/dev/null
 if [ "${BOOTSTRAP_MODELS:-1}" != 0 ]; then
   # silero-vad: every session's voice activity detector; whisper-base: solaria-1 and solaria-3
   # (the default model); whisper-tiny.en: trantoria-1 and the real-weight tests
-  bun run --silent models -- pull --quiet silero-vad whisper-assets whisper-base whisper-tiny.en
+  # smart-turn-v3, resemblyzer-speaker: the end_of_turn and diarization add-ons (9 + 6 MB)
+  bun run --silent models -- pull --quiet silero-vad whisper-assets whisper-base whisper-tiny.en smart-turn-v3 resemblyzer-speaker
 fi

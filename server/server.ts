@@ -34,6 +34,8 @@ import { createCors } from "./http/cors.ts";
 import { log as rootLog, type Logger } from "./log.ts";
 import { attachSource, type InferenceSnapshot } from "./metrics/index.ts";
 import { reportServing } from "./serving.ts";
+import { loadAudioAddons } from "./addon-models.ts";
+import { withAudioAddons } from "./session/audio-addons.ts";
 import { SessionHost } from "./session/host.ts";
 import { sweepExpired } from "./sessions/expiry.ts";
 import { SqliteStore } from "./store/sqlite.ts";
@@ -119,8 +121,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   };
   const app = createApp(deps);
   let callbacks: CallbackDispatcher | null = null;
+  const addons = await loadAudioAddons(config.modelsDir, () => loadVad(config.modelsDir), log);
   const host: SessionHost = new SessionHost({
     ...deps,
+    enrichers: withAudioAddons(addons),
     vad: () => loadVad(config.modelsDir),
     callbacks: (): CallbackDispatcher =>
       (callbacks ??= createCallbackDispatcher({

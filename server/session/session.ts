@@ -137,7 +137,15 @@ export class LiveSession {
     let session: LiveSession | undefined;
     const messages = new MessageFactory(record.id, () => deps.clock.now());
     const log = deps.log.child({ session_id: record.id });
-    const ctx: EnrichContext = { sessionId: record.id, options, messages, log, emit: (m) => session?.emit(m) };
+    const ctx: EnrichContext = {
+      sessionId: record.id,
+      options,
+      requested: record.requestedOptions,
+      coordinator: deps.coordinator,
+      messages,
+      log,
+      emit: (m) => session?.emit(m),
+    };
     const enrichment = new EnrichmentPipeline((deps.enrichers ?? createEnrichers)(options, ctx), log);
     let acks: SessionAcks | undefined;
     const frontend = await createAudioFrontend({
