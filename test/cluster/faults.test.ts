@@ -77,7 +77,10 @@ async function finish(c: ResumingClient, timeoutMs: number): Promise<number> {
 /** Outcomes must be equal; utterance bounds may move a little when the VAD restarted on another gateway. */
 function expectSameAs(got: ReturnType<typeof outcome>, resumed: boolean) {
   expect(got.finals.map((f) => words(f[1] as string))).toEqual([...TOKENS]);
-  expect(got.result).toBe(reference.result);
+  // After a resume the VAD restarts cold: bounds move a little, and Whisper may case or punctuate
+  // an utterance differently; the words are the same.
+  if (resumed) expect(words(got.result as string)).toBe(words(reference.result as string));
+  else expect(got.result).toBe(reference.result);
   expect(got.duration).toBe(reference.duration);
   if (!resumed) {
     expect(got.finals).toEqual(reference.finals);
@@ -90,12 +93,12 @@ function expectSameAs(got: ReturnType<typeof outcome>, resumed: boolean) {
   });
 }
 
-/** The session is stored done with the reference transcript, as every live gateway sees it. */
+/** The session is stored done with the reference transcript's words, as every live gateway sees it. */
 async function expectStoredDone(id: string) {
   for (const g of cluster.gateways.filter((x) => x.alive())) {
     const { status, body } = await getSession(g, id);
     expect({ gateway: g.id, status, session: body?.status }).toEqual({ gateway: g.id, status: 200, session: "done" });
-    expect(body.result?.transcription?.full_transcript).toBe(reference.result);
+    expect(words(body.result?.transcription?.full_transcript ?? "")).toBe(words(reference.result as string));
   }
 }
 
