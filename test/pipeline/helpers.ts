@@ -322,12 +322,18 @@ export class ResumingClient {
   }
 }
 
-/** What must not change between an uninterrupted run and a resumed one. */
+/**
+ * What must not change between an uninterrupted run and a resumed one. Texts go through `words()`:
+ * Whisper is prompted with the text already final on the channel, so an utterance whose final is
+ * requested before the previous one has come back (a busier machine, another gateway) may be cased
+ * or punctuated differently ("B." / "B"); the words are the same.
+ */
 export function outcome(messages: Msg[]) {
+  const result = messages.find((m) => m.type === "post_final_transcript")?.data?.transcription?.full_transcript;
   return {
     // A resume sends again the finals the client may have lost in flight; a client keeps one per id.
-    finals: [...new Map(messages.filter((m) => m.type === "transcript" && m.data.is_final).map((m) => [m.data.id, m])).values()].map((m) => [m.data.utterance.channel, m.data.utterance.text, m.data.utterance.start, m.data.utterance.end]),
+    finals: [...new Map(messages.filter((m) => m.type === "transcript" && m.data.is_final).map((m) => [m.data.id, m])).values()].map((m) => [m.data.utterance.channel, words(m.data.utterance.text), m.data.utterance.start, m.data.utterance.end]),
     duration: messages.find((m) => m.type === "stop_recording")?.data?.recording_duration,
-    result: messages.find((m) => m.type === "post_final_transcript")?.data?.transcription?.full_transcript,
+    result: typeof result === "string" ? words(result) : result,
   };
 }
