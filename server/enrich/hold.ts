@@ -1,0 +1,87 @@
+/**
+ * Number hold: a final whose text ends inside a spoken number ("my card number is four one one
+ * one") is held, per channel, for up to `holdMs`. When the channel's next final arrives within that
+ * time and begins with a number, the two become one final (the held utterance's id, its start, the
+ * later end, the words of both, the lower confidence); otherwise the held final is released unchanged,
+ * before the next one. `turn_router: true` turns the hold off (a downstream turn router decides).
+ */
+import type { Utterance } from "../../generated/openapi/types.gen.ts";
+import { endsInsideNumber, startsWithNumber } from "./numerals.ts";
+
+export const NUMBER_HOLD_MS = 1200;
+
+export interface HeldFinal {
+  id: string;
+  utterance: Utterance;
+}
+
+/** Joins a held final and the final that completes its number. */
+export function mergeFinals(held: HeldFinal, next: HeldFinal): HeldFinal {
+  const a = held.utterance;
+  const b = next.utterance;
+  const text = `${a.text.replace(/[.,;:]+$/, "")} ${b.text}`.trim();
+  const lastA = a.words[a.words.length - 1];
+  const words = [...a.words.slice(0, -1), ...(lastA ? [{ ...lastA, word: lastA.word.replace(/[.,;:]+$/, "") }] : []), ...b.words].filter((w) => w.word.trim() !== "");
+  return {
+    id: held.id,
+    utterance: { ...a, end: b.end, confidence: Math.min(a.confidence, b.confidence), words, text },
+  };
+}
+
+/**
+ * Holds finals of one session. `offer` returns the finals to deliver now, in order; `release` is
+ * called with finals whose hold timed out. Timers are the caller's (`schedule`), so tests can drive time.
+ */
+export class NumberHold {
+  private readonly held = new Map<number, { final: HeldFinal; cancel: () => void }>();
+
+  constructor(
+    private readonly release: (final: HeldFinal) => void,
+    private readonly schedule: (ms: number, fn: () => void) => () => void = (ms, fn) => {
+      const t = setTimeout(fn, ms);
+      return () => clearTimeout(t);
+    },
+    private readonly holdMs = NUMBER_HOLD_MS,
+  ) {}
+
+  /** Offers a final; returns those to deliver now. */
+  offer(final: HeldFinal): HeldFinal[] {
+    const channel = final.utterance.channel;
+    const language = final.utterance.language;
+    const out: HeldFinal[] = [];
+    let current = final;
+    const pending = this.held.get(channel);
+    if (pending) {
+      pending.cancel();
+      this.held.delete(channel);
+      if (startsWithNumber(current.utterance.text, language)) current = mergeFinals(pending.final, current);
+      else out.push(pending.final);
+    }
+    if (endsInsideNumber(current.utterance.text, language)) {
+      const cancel = this.schedule(this.holdMs, () => {
+        if (this.held.get(channel)?.final !== current) return;
+        this.held.delete(channel);
+        this.release(current);
+      });
+      this.held.set(channel, { final: current, cancel });
+    } else out.push(current);
+    return out;
+  }
+
+  /** Releases every held final (end of the session), in channel order. */
+  flush(): HeldFinal[] {
+    const out = [...this.held.entries()].sort(([a], [b]) => a - b).map(([, h]) => {
+      h.cancel();
+      return h.final;
+    });
+    this.held.clear();
+    return out;
+  }
+
+  /** Seconds (session time) from which finals are still held on some channel, or null. */
+  heldFrom(): number | null {
+    let t: number | null = null;
+    for (const h of this.held.values()) t = t === null ? h.final.utterance.start : Math.min(t, h.final.utterance.start);
+    return t;
+  }
+}

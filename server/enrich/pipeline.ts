@@ -1,0 +1,151 @@
+/**
+ * The enrichment stage between recognition and delivery. Built once per session from its options;
+ * `process` takes a recognized utterance (partial or final) and returns it rewritten, with the add-on
+ * messages a final produces, in this order:
+ *   numerals → custom_spelling → custom_vocabulary (text side) → punctuation: false → pii → named
+ *   entities → sentiment.
+ * Text rewrites run on partials and finals alike (a partial must not show what its final will hide);
+ * messages and entity numbers come from finals only. Everything downstream (transcripts, callbacks,
+ * `post_final_transcript`, the stored result) receives the rewritten utterance.
+ */
+import type {
+  LiveSessionInit,
+  NamedEntity,
+  NamedEntityRecognitionMessage,
+  PiiMessage,
+  SentimentAnalysisMessage,
+  SentimentResult,
+  Utterance,
+} from "../../generated/openapi/types.gen.ts";
+import { nerSettings, tagEntities } from "./entities/ner.ts";
+import { piiSettings, redact } from "./entities/pii.ts";
+import { EntityRegistry } from "./entities/registry.ts";
+import { toNumerals } from "./numerals.ts";
+import { withoutPunctuation } from "./punctuation.ts";
+import { sentimentOf } from "./sentiment.ts";
+import { type Replacer, spellingReplacer, vocabularyReplacer } from "./spelling.ts";
+import type { TextState } from "./text.ts";
+
+export type EnrichOptions = Pick<LiveSessionInit, "numerals" | "punctuation" | "named_entity_recognition" | "pii" | "realtime_processing">;
+export type EnrichmentMessage = PiiMessage | NamedEntityRecognitionMessage | SentimentAnalysisMessage;
+type Head = () => { session_id: string; created_at: string };
+
+/** One utterance going through the stage. */
+export interface Work {
+  id: string;
+  final: boolean;
+  utterance: Utterance;
+  state: TextState;
+  messages: EnrichmentMessage[];
+}
+
+/** One add-on of the stage. */
+export interface Enricher {
+  readonly name: string;
+  apply(work: Work): void;
+}
+
+/** Default entity selection of `named_entity_recognition` when `entities` is omitted. */
+export const NER_FALLBACK = "ner";
+
+const textEnricher = (name: string, rewrite: (s: TextState, language: string) => { state: TextState }): Enricher => ({
+  name,
+  apply(w) {
+    w.state = rewrite(w.state, w.utterance.language).state;
+  },
+});
+
+const replacerEnricher = (name: string, r: Replacer): Enricher => textEnricher(name, (s) => r.apply(s));
+
+/** The enrichers an option set turns on, in stage order. */
+export function buildEnrichers(options: EnrichOptions, head: Head, registry: EntityRegistry, record: SessionEnrichments): Enricher[] {
+  const rp = options.realtime_processing;
+  const out: Enricher[] = [];
+  if (options.numerals) out.push(textEnricher("numerals", toNumerals));
+  if (rp?.custom_spelling && rp.custom_spelling_config) out.push(replacerEnricher("custom_spelling", spellingReplacer(rp.custom_spelling_config)));
+  if (rp?.custom_vocabulary && rp.custom_vocabulary_config) out.push(replacerEnricher("custom_vocabulary", vocabularyReplacer(rp.custom_vocabulary_config)));
+  if (options.punctuation === false) out.push(textEnricher("punctuation", withoutPunctuation));
+  if (options.pii) {
+    const settings = piiSettings(options.pii);
+    out.push({
+      name: "pii",
+      apply(w) {
+        const r = redact(w.state, w.utterance.language, settings, registry, w.final);
+        w.state = r.state;
+        if (w.final && r.entities.length > 0) {
+          w.messages.push({ ...head(), type: "pii", data: { utterance_id: w.id, utterance: current(w), entities: r.entities } });
+        }
+      },
+    });
+  }
+  if (options.named_entity_recognition || rp?.named_entity_recognition) {
+    const settings = nerSettings(options.named_entity_recognition, NER_FALLBACK);
+    out.push({
+      name: "named_entity_recognition",
+      apply(w) {
+        if (!w.final) return;
+        const results = tagEntities(w.state.text, w.utterance.language, settings, registry);
+        record.entities.push(...results);
+        w.messages.push({ ...head(), type: "named_entity_recognition", error: null, data: { utterance_id: w.id, utterance: current(w), results } });
+      },
+    });
+  }
+  if (rp?.sentiment_analysis) {
+    out.push({
+      name: "sentiment_analysis",
+      apply(w) {
+        if (!w.final) return;
+        const results = sentimentOf(current(w));
+        record.sentiments.push(...results);
+        w.messages.push({ ...head(), type: "sentiment_analysis", error: null, data: { utterance_id: w.id, utterance: current(w), results } });
+      },
+    });
+  }
+  return out;
+}
+
+const current = (w: Work): Utterance => ({ ...w.utterance, text: w.state.text, words: w.state.words });
+
+/** What a session's add-ons found, for the stored result and `post_final_transcript`. */
+export interface SessionEnrichments {
+  entities: NamedEntity[];
+  sentiments: SentimentResult[];
+}
+
+/** The enrichment stage of one session. */
+export class EnrichmentStage {
+  readonly registry: EntityRegistry;
+  readonly found: SessionEnrichments = { entities: [], sentiments: [] };
+  readonly enrichers: Enricher[];
+  /** Seconds spent per add-on since the session started. */
+  readonly seconds: Record<string, number> = {};
+
+  constructor(options: EnrichOptions, head: Head, registry = new EntityRegistry()) {
+    this.registry = registry;
+    this.enrichers = buildEnrichers(options, head, registry, this.found);
+  }
+
+  get active(): boolean {
+    return this.enrichers.length > 0;
+  }
+
+  /** Rewrites an utterance and returns it with the messages it produced (finals only). */
+  process(id: string, utterance: Utterance, final: boolean): { utterance: Utterance; messages: EnrichmentMessage[] } {
+    if (this.enrichers.length === 0) return { utterance, messages: [] };
+    const work: Work = { id, final, utterance, state: { text: utterance.text, words: utterance.words }, messages: [] };
+    for (const e of this.enrichers) {
+      const t0 = performance.now();
+      e.apply(work);
+      this.seconds[e.name] = (this.seconds[e.name] ?? 0) + (performance.now() - t0) / 1000;
+    }
+    return { utterance: current(work), messages: work.messages };
+  }
+
+  /** The `named_entity_recognition` and `sentiment_analysis` members of the session's result, when on. */
+  resultMembers(): { named_entity_recognition?: { success: true; is_empty: boolean; exec_time: number; error: null; results: NamedEntity[] }; sentiment_analysis?: { success: true; is_empty: boolean; exec_time: number; error: null; results: string } } {
+    const out: ReturnType<EnrichmentStage["resultMembers"]> = {};
+    if (this.enrichers.some((e) => e.name === "named_entity_recognition")) out.named_entity_recognition = { success: true, is_empty: this.found.entities.length === 0, exec_time: this.seconds.named_entity_recognition ?? 0, error: null, results: this.found.entities };
+    if (this.enrichers.some((e) => e.name === "sentiment_analysis")) out.sentiment_analysis = { success: true, is_empty: this.found.sentiments.length === 0, exec_time: this.seconds.sentiment_analysis ?? 0, error: null, results: JSON.stringify(this.found.sentiments) };
+    return out;
+  }
+}
