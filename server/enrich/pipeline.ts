@@ -2,8 +2,9 @@
  * The enrichment stage between recognition and delivery. Built once per session from its options;
  * `process` takes a recognized utterance (partial or final) and returns it rewritten, with the add-on
  * messages a final produces, in this order:
- *   numerals → custom_spelling → custom_vocabulary (text side) → punctuation: false → pii → named
- *   entities → sentiment.
+ *   numerals → punctuation: false → custom_spelling → custom_vocabulary (text side) → pii → named
+ *   entities → sentiment
+ * (spellings come after the punctuation pass so that the casing they give is kept).
  * Text rewrites run on partials and finals alike (a partial must not show what its final will hide);
  * messages and entity numbers come from finals only. Everything downstream (transcripts, callbacks,
  * `post_final_transcript`, the stored result) receives the rewritten utterance.
@@ -62,9 +63,9 @@ export function buildEnrichers(options: EnrichOptions, head: Head, registry: Ent
   const rp = options.realtime_processing;
   const out: Enricher[] = [];
   if (options.numerals) out.push(textEnricher("numerals", toNumerals));
+  if (options.punctuation === false) out.push(textEnricher("punctuation", withoutPunctuation));
   if (rp?.custom_spelling && rp.custom_spelling_config) out.push(replacerEnricher("custom_spelling", spellingReplacer(rp.custom_spelling_config)));
   if (rp?.custom_vocabulary && rp.custom_vocabulary_config) out.push(replacerEnricher("custom_vocabulary", vocabularyReplacer(rp.custom_vocabulary_config)));
-  if (options.punctuation === false) out.push(textEnricher("punctuation", withoutPunctuation));
   if (options.pii) {
     const settings = piiSettings(options.pii);
     out.push({
