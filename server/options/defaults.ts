@@ -56,7 +56,7 @@ export const liveDefaults: LiveDefaults = {
   numerals: false,
   punctuation: true,
   diarization: false,
-  named_entity_recognition: { entities: "pii", threshold: 0.5 },
+  named_entity_recognition: { entities: "ner", threshold: 0.5 },
   pii: { entities: "pii", threshold: 0.5, return_entities: false },
 };
 

@@ -107,3 +107,12 @@ describe("named entities", () => {
     expect(EntityRegistry.from(r.toJSON()).idOf("name", "Sarah")).toBe(1);
   });
 });
+
+describe("init validation", () => {
+  test("an unknown entity type or preset is a 400 line", async () => {
+    const { semanticErrors } = await import("../../options/rules.ts");
+    expect(semanticErrors({ pii: { entities: { enable: ["pci", "blood_type"] } }, named_entity_recognition: { entities: "ner" } })).toEqual([
+      expect.stringMatching(/^pii\.entities: unknown entity type or preset 'blood_type'/),
+    ]);
+  });
+});
