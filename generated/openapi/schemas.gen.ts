@@ -2969,9 +2969,14 @@ export const TranscriptionResultSchema = {
                 {
                     type: 'object',
                     required: [
+                        'entity',
                         'results'
                     ],
                     properties: {
+                        entity: {
+                            type: 'string',
+                            description: 'The entities as a JSON string, as the hosted variant sends them.'
+                        },
                         results: {
                             type: [
                                 'array',

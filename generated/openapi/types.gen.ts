@@ -1336,6 +1336,10 @@ export type TranscriptionResult = {
      * Entities of the whole session.
      */
     named_entity_recognition?: AddonResult & {
+        /**
+         * The entities as a JSON string, as the hosted variant sends them.
+         */
+        entity: string;
         results: Array<NamedEntity> | null;
     };
     /**

@@ -58,6 +58,10 @@ describe("enrichment stage", () => {
     const members = stage.resultMembers();
     const result = { metadata: { audio_duration: 5, number_of_distinct_channels: 1, billing_time: 5, transcription_time: 1 }, transcription: { full_transcript: out.utterance.text, languages: ["en"], utterances: [out.utterance] }, ...members };
     expect(check("TranscriptionResult", result).ok).toBe(true);
+    const final = { ...head(), type: "post_final_transcript", data: result };
+    expect(check("PostFinalTranscriptMessage", final).ok).toBe(true);
+    expect(againstCloudOpenapi("PostFinalTranscriptMessage", final)).toEqual([]);
+    expect(againstCloudAsyncapi("PostFinalTranscriptMessage", final)).toEqual([]);
     expect(members.sentiment_analysis?.results).toContain("positive");
   });
 

@@ -143,9 +143,9 @@ export class EnrichmentStage {
   }
 
   /** The `named_entity_recognition` and `sentiment_analysis` members of the session's result, when on. */
-  resultMembers(): { named_entity_recognition?: { success: true; is_empty: boolean; exec_time: number; error: null; results: NamedEntity[] }; sentiment_analysis?: { success: true; is_empty: boolean; exec_time: number; error: null; results: string } } {
+  resultMembers(): { named_entity_recognition?: { success: true; is_empty: boolean; exec_time: number; error: null; entity: string; results: NamedEntity[] }; sentiment_analysis?: { success: true; is_empty: boolean; exec_time: number; error: null; results: string } } {
     const out: ReturnType<EnrichmentStage["resultMembers"]> = {};
-    if (this.enrichers.some((e) => e.name === "named_entity_recognition")) out.named_entity_recognition = { success: true, is_empty: this.found.entities.length === 0, exec_time: this.seconds.named_entity_recognition ?? 0, error: null, results: this.found.entities };
+    if (this.enrichers.some((e) => e.name === "named_entity_recognition")) out.named_entity_recognition = { success: true, is_empty: this.found.entities.length === 0, exec_time: this.seconds.named_entity_recognition ?? 0, error: null, entity: JSON.stringify(this.found.entities), results: this.found.entities };
     if (this.enrichers.some((e) => e.name === "sentiment_analysis")) out.sentiment_analysis = { success: true, is_empty: this.found.sentiments.length === 0, exec_time: this.seconds.sentiment_analysis ?? 0, error: null, results: JSON.stringify(this.found.sentiments) };
     return out;
   }
