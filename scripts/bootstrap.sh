@@ -8,6 +8,7 @@ need_apt=()
 command -v flac >/dev/null 2>&1 || need_apt+=(flac)
 command -v sox >/dev/null 2>&1 || need_apt+=(sox)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+command -v espeak-ng >/dev/null 2>&1 || need_apt+=(espeak-ng) # synthesized speech in the add-on tests
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive

@@ -80,10 +80,12 @@ describe("pii", () => {
     expect(strict.state.text).toBe("I am Sarah Connor, card [CREDIT_CARD_NUMBER_1].");
   });
 
-  test("partials are masked without using up numbers", () => {
+  test("partials are masked without using up numbers; with numeric types, every number of a partial is masked", () => {
     const registry = new EntityRegistry();
     expect(redact(state("call John"), "en", piiSettings({}), registry, false).state.text).toBe("call [NAME]");
     expect(redact(state("call Mary"), "en", piiSettings({}), registry, true).state.text).toBe("call [NAME_1]");
+    expect(redact(state("Mary, my card is four one one one and 55 12"), "en", piiSettings({}), registry, false).state.text).toBe("[NAME_1], my card is [NUMBER] and [NUMBER]");
+    expect(redact(state("my card is four one one one"), "en", piiSettings({ entities: "name" }), registry, false).state.text).toBe("my card is four one one one");
   });
 });
 
