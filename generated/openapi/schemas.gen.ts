@@ -1124,7 +1124,9 @@ export const EntitySelectionSchema = {
     description: 'Entity types to tag and the confidence needed.',
     properties: {
         entities: {
-            $ref: '#/components/schemas/EntityTypeSelection'
+            $ref: '#/components/schemas/EntityTypeSelection',
+            default: 'ner',
+            description: 'Types to tag; `ner` (names, organizations, places, dates, times, money) when omitted.'
         },
         threshold: {
             type: 'number',
@@ -2127,7 +2129,9 @@ export const PiiConfigSchema = {
     description: 'Personal-data redaction; an EntitySelection plus `return_entities`.',
     properties: {
         entities: {
-            $ref: '#/components/schemas/EntityTypeSelection'
+            $ref: '#/components/schemas/EntityTypeSelection',
+            default: 'pii',
+            description: 'Types to redact; the `pii` preset when omitted.'
         },
         threshold: {
             type: 'number',

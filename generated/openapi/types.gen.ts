@@ -530,6 +530,9 @@ export type Entity = {
  * Entity types to tag and the confidence needed.
  */
 export type EntitySelection = {
+    /**
+     * Types to tag; `ner` (names, organizations, places, dates, times, money) when omitted.
+     */
     entities?: EntityTypeSelection;
     /**
      * Confidence under which an entity is ignored.
@@ -938,6 +941,9 @@ export type NamedEntityRecognitionMessage = {
  * Personal-data redaction; an EntitySelection plus `return_entities`.
  */
 export type PiiConfig = {
+    /**
+     * Types to redact; the `pii` preset when omitted.
+     */
     entities?: EntityTypeSelection;
     /**
      * Confidence under which an entity is ignored.
