@@ -13,7 +13,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
-import { type EnrichOptions, EnrichmentStage } from "../../server/enrich/pipeline.ts";
+import { type EnrichOptions, EnrichmentStage, messageBuilder } from "../../server/enrich/pipeline.ts";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { IsolatedTokenEngine } from "../../workers/engines/isolated/engine.ts";
 
@@ -74,7 +74,7 @@ const addOns: Record<string, EnrichOptions> = {
   sentiment_analysis: { realtime_processing: { sentiment_analysis: true } },
 };
 
-const head = () => ({ session_id: "00000000-0000-4000-8000-000000000000", created_at: new Date(0).toISOString() });
+const head = messageBuilder("00000000-0000-4000-8000-000000000000", () => 0);
 const cpu = (since: NodeJS.CpuUsage) => {
   const d = process.cpuUsage(since);
   return (d.user + d.system) / 1e6;

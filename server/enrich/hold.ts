@@ -10,13 +10,15 @@ import { endsInsideNumber, startsWithNumber } from "./numerals.ts";
 
 export const NUMBER_HOLD_MS = 1200;
 
-export interface HeldFinal {
+export interface HeldFinal<T = unknown> {
   id: string;
   utterance: Utterance;
+  /** What the caller tracks per recognized final (e.g. its pending acknowledgment); merged finals carry both. */
+  tokens?: T[];
 }
 
 /** Joins a held final and the final that completes its number. */
-export function mergeFinals(held: HeldFinal, next: HeldFinal): HeldFinal {
+export function mergeFinals<T>(held: HeldFinal<T>, next: HeldFinal<T>): HeldFinal<T> {
   const a = held.utterance;
   const b = next.utterance;
   const text = `${a.text.replace(/[.,;:]+$/, "")} ${b.text}`.trim();
@@ -24,6 +26,7 @@ export function mergeFinals(held: HeldFinal, next: HeldFinal): HeldFinal {
   const words = [...a.words.slice(0, -1), ...(lastA ? [{ ...lastA, word: lastA.word.replace(/[.,;:]+$/, "") }] : []), ...b.words].filter((w) => w.word.trim() !== "");
   return {
     id: held.id,
+    tokens: [...(held.tokens ?? []), ...(next.tokens ?? [])],
     utterance: { ...a, end: b.end, confidence: Math.min(a.confidence, b.confidence), words, text },
   };
 }
@@ -32,11 +35,11 @@ export function mergeFinals(held: HeldFinal, next: HeldFinal): HeldFinal {
  * Holds finals of one session. `offer` returns the finals to deliver now, in order; `release` is
  * called with finals whose hold timed out. Timers are the caller's (`schedule`), so tests can drive time.
  */
-export class NumberHold {
-  private readonly held = new Map<number, { final: HeldFinal; cancel: () => void }>();
+export class NumberHold<T = unknown> {
+  private readonly held = new Map<number, { final: HeldFinal<T>; cancel: () => void }>();
 
   constructor(
-    private readonly release: (final: HeldFinal) => void,
+    private readonly release: (final: HeldFinal<T>) => void,
     private readonly schedule: (ms: number, fn: () => void) => () => void = (ms, fn) => {
       const t = setTimeout(fn, ms);
       return () => clearTimeout(t);
@@ -45,10 +48,10 @@ export class NumberHold {
   ) {}
 
   /** Offers a final; returns those to deliver now. */
-  offer(final: HeldFinal): HeldFinal[] {
+  offer(final: HeldFinal<T>): HeldFinal<T>[] {
     const channel = final.utterance.channel;
     const language = final.utterance.language;
-    const out: HeldFinal[] = [];
+    const out: HeldFinal<T>[] = [];
     let current = final;
     const pending = this.held.get(channel);
     if (pending) {
@@ -69,7 +72,7 @@ export class NumberHold {
   }
 
   /** Releases every held final (end of the session), in channel order. */
-  flush(): HeldFinal[] {
+  flush(): HeldFinal<T>[] {
     const out = [...this.held.entries()].sort(([a], [b]) => a - b).map(([, h]) => {
       h.cancel();
       return h.final;

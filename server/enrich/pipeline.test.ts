@@ -6,10 +6,10 @@ import { describe, expect, test } from "bun:test";
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { check } from "../../generated/validators.ts";
 import { againstCloudAsyncapi, againstCloudOpenapi } from "../../test/helpers/cloud.ts";
-import { EnrichmentStage } from "./pipeline.ts";
+import { EnrichmentStage, messageBuilder } from "./pipeline.ts";
 
 const SESSION = "6f3c9b8e-4c1e-4d8f-9a51-2f0e7d1c3b2a";
-const head = () => ({ session_id: SESSION, created_at: "2025-01-01T10:00:00.000Z" });
+const head = messageBuilder(SESSION, () => Date.parse("2025-01-01T10:00:00.000Z"));
 const utt = (text: string, start = 1, channel = 0): Utterance => ({
   start,
   end: start + 4,
@@ -58,7 +58,7 @@ describe("enrichment stage", () => {
     const members = stage.resultMembers();
     const result = { metadata: { audio_duration: 5, number_of_distinct_channels: 1, billing_time: 5, transcription_time: 1 }, transcription: { full_transcript: out.utterance.text, languages: ["en"], utterances: [out.utterance] }, ...members };
     expect(check("TranscriptionResult", result).ok).toBe(true);
-    const final = { ...head(), type: "post_final_transcript", data: result };
+    const final = { session_id: SESSION, created_at: "2025-01-01T10:00:00.000Z", type: "post_final_transcript", data: result };
     expect(check("PostFinalTranscriptMessage", final).ok).toBe(true);
     expect(againstCloudOpenapi("PostFinalTranscriptMessage", final)).toEqual([]);
     expect(againstCloudAsyncapi("PostFinalTranscriptMessage", final)).toEqual([]);

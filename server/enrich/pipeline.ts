@@ -29,7 +29,14 @@ import type { TextState } from "./text.ts";
 
 export type EnrichOptions = Pick<LiveSessionInit, "numerals" | "punctuation" | "named_entity_recognition" | "pii" | "realtime_processing">;
 export type EnrichmentMessage = PiiMessage | NamedEntityRecognitionMessage | SentimentAnalysisMessage;
-type Head = () => { session_id: string; created_at: string };
+type MessageOf<T extends EnrichmentMessage["type"]> = Extract<EnrichmentMessage, { type: T }>;
+/** Builds a message: fills `session_id`, `created_at` and `type` (the session's message factory). */
+export type BuildMessage = <T extends EnrichmentMessage["type"]>(type: T, body: Omit<MessageOf<T>, "session_id" | "created_at" | "type">) => MessageOf<T>;
+
+/** A BuildMessage for one session id and clock. */
+export function messageBuilder(sessionId: string, now: () => number = Date.now): BuildMessage {
+  return (type, body) => ({ session_id: sessionId, created_at: new Date(now()).toISOString(), type, ...body }) as never;
+}
 
 /** One utterance going through the stage. */
 export interface Work {
@@ -59,7 +66,7 @@ const textEnricher = (name: string, rewrite: (s: TextState, language: string) =>
 const replacerEnricher = (name: string, r: Replacer): Enricher => textEnricher(name, (s) => r.apply(s));
 
 /** The enrichers an option set turns on, in stage order. */
-export function buildEnrichers(options: EnrichOptions, head: Head, registry: EntityRegistry, record: SessionEnrichments): Enricher[] {
+export function buildEnrichers(options: EnrichOptions, build: BuildMessage, registry: EntityRegistry, record: SessionEnrichments): Enricher[] {
   const rp = options.realtime_processing;
   const out: Enricher[] = [];
   if (options.numerals) out.push(textEnricher("numerals", toNumerals));
@@ -74,7 +81,7 @@ export function buildEnrichers(options: EnrichOptions, head: Head, registry: Ent
         const r = redact(w.state, w.utterance.language, settings, registry, w.final);
         w.state = r.state;
         if (w.final && r.entities.length > 0) {
-          w.messages.push({ ...head(), type: "pii", data: { utterance_id: w.id, utterance: current(w), entities: r.entities } });
+          w.messages.push(build("pii", { data: { utterance_id: w.id, utterance: current(w), entities: r.entities } }));
         }
       },
     });
@@ -87,7 +94,7 @@ export function buildEnrichers(options: EnrichOptions, head: Head, registry: Ent
         if (!w.final) return;
         const results = tagEntities(w.state.text, w.utterance.language, settings, registry);
         record.entities.push(...results);
-        w.messages.push({ ...head(), type: "named_entity_recognition", error: null, data: { utterance_id: w.id, utterance: current(w), results } });
+        w.messages.push(build("named_entity_recognition", { error: null, data: { utterance_id: w.id, utterance: current(w), results } }));
       },
     });
   }
@@ -98,7 +105,7 @@ export function buildEnrichers(options: EnrichOptions, head: Head, registry: Ent
         if (!w.final) return;
         const results = sentimentOf(current(w));
         record.sentiments.push(...results);
-        w.messages.push({ ...head(), type: "sentiment_analysis", error: null, data: { utterance_id: w.id, utterance: current(w), results } });
+        w.messages.push(build("sentiment_analysis", { error: null, data: { utterance_id: w.id, utterance: current(w), results } }));
       },
     });
   }
@@ -121,9 +128,9 @@ export class EnrichmentStage {
   /** Seconds spent per add-on since the session started. */
   readonly seconds: Record<string, number> = {};
 
-  constructor(options: EnrichOptions, head: Head, registry = new EntityRegistry()) {
+  constructor(options: EnrichOptions, build: BuildMessage, registry = new EntityRegistry()) {
     this.registry = registry;
-    this.enrichers = buildEnrichers(options, head, registry, this.found);
+    this.enrichers = buildEnrichers(options, build, registry, this.found);
   }
 
   get active(): boolean {

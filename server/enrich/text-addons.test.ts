@@ -107,3 +107,11 @@ describe("number hold", () => {
     expect(m.utterance).toMatchObject({ text: "one two three", start: 0, end: 2, confidence: 0.6 });
   });
 });
+
+describe("number hold tokens", () => {
+  test("a merged final carries the tokens of both", () => {
+    const hold = new NumberHold<number>(() => {}, () => () => {});
+    hold.offer({ id: "0:0", utterance: utt("four one", 0, 1), tokens: [1] });
+    expect(hold.offer({ id: "0:1", utterance: utt("one, thanks", 1.5, 2), tokens: [2] })[0]?.tokens).toEqual([1, 2]);
+  });
+});
