@@ -1,7 +1,8 @@
 /**
  * Number hold: a final whose text ends inside a spoken number ("my card number is four one one
  * one") is held, per channel, for up to `holdMs`. When the channel's next final arrives within that
- * time and begins with a number, the two become one final (the held utterance's id, its start, the
+ * time, begins with a number and starts at most `holdMs` of audio after the held one ends (the
+ * speaker did not pause longer than the hold), the two become one final (the held utterance's id, its start, the
  * later end, the words of both, the lower confidence); otherwise the held final is released unchanged,
  * before the next one. `turn_router: true` turns the hold off (a downstream turn router decides).
  */
@@ -57,7 +58,8 @@ export class NumberHold<T = unknown> {
     if (pending) {
       pending.cancel();
       this.held.delete(channel);
-      if (startsWithNumber(current.utterance.text, language)) current = mergeFinals(pending.final, current);
+      const gap = current.utterance.start - pending.final.utterance.end;
+      if (gap <= this.holdMs / 1000 && startsWithNumber(current.utterance.text, language)) current = mergeFinals(pending.final, current);
       else out.push(pending.final);
     }
     if (endsInsideNumber(current.utterance.text, language)) {

@@ -95,6 +95,13 @@ describe("number hold", () => {
     expect(released.map((f) => f.id)).toEqual(["0:0"]);
   });
 
+  test("a number after a pause longer than the hold (in audio time) is a new final", () => {
+    const { hold } = harness();
+    hold.offer({ id: "0:0", utterance: utt("four one one one", 0, 2) });
+    expect(hold.offer({ id: "0:1", utterance: utt("two zero two", 3.5, 5) }).map((f) => f.id)).toEqual(["0:0"]);
+    expect(hold.flush().map((f) => f.id)).toEqual(["0:1"]);
+  });
+
   test("channels are held apart; flush releases everything", () => {
     const { hold } = harness();
     hold.offer({ id: "0:0", utterance: utt("four one", 0, 1, 0) });
