@@ -24,6 +24,8 @@ const SCALES = ["hundred", "thousand", "million", "billion", "trillion"];
 const ORDINAL_UNITS = ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"];
 const ORDINALS = [...ORDINAL_UNITS, "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "thirtieth", "fortieth", "fiftieth", "sixtieth", "seventieth", "eightieth", "ninetieth", "hundredth", "thousandth", "millionth"];
 const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+/** Words that are a cardinal number or part of one. */
+export const CARDINAL_WORDS = new Set([...UNITS, ...TEENS, ...TENS, ...SCALES]);
 /** Every word that is part of a spoken English number. */
 export const NUMBER_WORDS = new Set([...UNITS, ...TEENS, ...TENS, ...SCALES, ...ORDINALS, "oh", "point", "minus", "dozen"]);
 const CURRENCY: Record<string, string> = { dollar: "$", dollars: "$", bucks: "$", euro: "€", euros: "€", pound: "£", pounds: "£" };

@@ -84,7 +84,9 @@ describe("pii", () => {
     const registry = new EntityRegistry();
     expect(redact(state("call John"), "en", piiSettings({}), registry, false).state.text).toBe("call [NAME]");
     expect(redact(state("call Mary"), "en", piiSettings({}), registry, true).state.text).toBe("call [NAME_1]");
-    expect(redact(state("Mary, my card is four one one one and 55 12"), "en", piiSettings({}), registry, false).state.text).toBe("[NAME_1], my card is [NUMBER] and [NUMBER]");
+    expect(redact(state("Mary, my card is four one one one and 55 12"), "en", piiSettings({}), registry, false).state.text).toBe("[NAME_1], my card is [NUMBER]");
+    expect(redact(state("one"), "en", piiSettings({}), registry, false).state.text).toBe("[NUMBER]");
+    expect(redact(state("call twenty-one, then someone"), "en", piiSettings({}), registry, false).state.text).toBe("call [NUMBER], then someone");
     expect(redact(state("my card is four one one one"), "en", piiSettings({ entities: "name" }), registry, false).state.text).toBe("my card is four one one one");
   });
 });

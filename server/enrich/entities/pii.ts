@@ -7,7 +7,7 @@
  * selected, partials also mask every number in them as `[NUMBER]`.
  */
 import type { Entity, PiiConfig } from "../../../generated/openapi/types.gen.ts";
-import { numeralEdits } from "../numerals.ts";
+import { CARDINAL_WORDS, servesLanguage } from "../numerals.ts";
 import { applyEdits, type Edit, type TextState } from "../text.ts";
 import { detectEntities } from "./detect.ts";
 import type { EntityRegistry } from "./registry.ts";
@@ -25,10 +25,12 @@ export function piiSettings(config: PiiConfig): PiiSettings {
 
 const NUMERIC: ReadonlySet<EntityType> = new Set(["phone_number", "credit_card_number", "iban", "ssn", "ip_address"]);
 
-/** Every number of a partial: spoken number phrases and digit runs. */
+/** Every number of a partial: runs of digits and of cardinal number words (a lone "one" too). */
 function numberEdits(text: string, language: string): Edit[] {
-  const spans = [...numeralEdits(text, language), ...[...text.matchAll(/\d(?:[\d\s.,-]*\d)?/g)].map((m) => ({ start: m.index, end: m.index + m[0].length, text: "" }))];
-  return spans.map((e) => ({ ...e, text: "[NUMBER]" }));
+  const words = servesLanguage(language) ? [...CARDINAL_WORDS].join("|") : "(?!)";
+  const unit = `(?:\\d+|(?:${words})(?:-(?:${words}))?)`;
+  const run = new RegExp(`(?<![\\p{L}\\p{N}])${unit}(?:(?:[\\s,.-]+|\\s+(?:and|oh)\\s+)${unit})*(?![\\p{L}\\p{N}])`, "giu");
+  return [...text.matchAll(run)].map((m) => ({ start: m.index, end: m.index + m[0].length, text: "[NUMBER]" }));
 }
 
 export const maskOf = (label: string, id: number | null): string => `[${label.toUpperCase()}${id === null ? "" : `_${id}`}]`;
