@@ -1118,6 +1118,37 @@ export const EntitySchema = {
     }
 } as const;
 
+export const EntityNameSchema = {
+    type: 'string',
+    description: 'An entity type or a preset naming several. Types: `name`, `organization`, `location`, `location_city`, `location_state`, `location_country`, `date`, `time`, `money`, `phone_number`, `email_address`, `url`, `ip_address`, `credit_card_number`, `iban`, `ssn`. Presets: `pii`, `pci`, `phi`, `contact`, `financial`, `number`, `ner`, `all`, and `location`, `date`, `name`, `organization` (which are also types or their groups).',
+    enum: [
+        'pii',
+        'pci',
+        'phi',
+        'contact',
+        'financial',
+        'number',
+        'ner',
+        'all',
+        'name',
+        'organization',
+        'location',
+        'location_city',
+        'location_state',
+        'location_country',
+        'date',
+        'time',
+        'money',
+        'phone_number',
+        'email_address',
+        'url',
+        'ip_address',
+        'credit_card_number',
+        'iban',
+        'ssn'
+    ]
+} as const;
+
 export const EntitySelectionSchema = {
     type: 'object',
     additionalProperties: false,
@@ -1146,16 +1177,14 @@ export const EntityToggleSchema = {
         enable: {
             type: 'array',
             items: {
-                type: 'string',
-                minLength: 1
+                $ref: '#/components/schemas/EntityName'
             },
             description: 'Types or presets turned on.'
         },
         disable: {
             type: 'array',
             items: {
-                type: 'string',
-                minLength: 1
+                $ref: '#/components/schemas/EntityName'
             },
             description: 'Types or presets turned off.'
         }
@@ -1163,17 +1192,15 @@ export const EntityToggleSchema = {
 } as const;
 
 export const EntityTypeSelectionSchema = {
-    description: 'Which entity types: a preset or type name (presets include `pii`, `pci`, `phi`, `contact`, `financial`, `name`, `location`, `date`), a list of presets and types, or an object enabling and disabling types.',
+    description: 'Which entity types: a preset or type name, a list of presets and types, or an object enabling and disabling types.',
     anyOf: [
         {
-            type: 'string',
-            minLength: 1
+            $ref: '#/components/schemas/EntityName'
         },
         {
             type: 'array',
             items: {
-                type: 'string',
-                minLength: 1
+                $ref: '#/components/schemas/EntityName'
             }
         },
         {

@@ -527,6 +527,11 @@ export type Entity = {
 };
 
 /**
+ * An entity type or a preset naming several. Types: `name`, `organization`, `location`, `location_city`, `location_state`, `location_country`, `date`, `time`, `money`, `phone_number`, `email_address`, `url`, `ip_address`, `credit_card_number`, `iban`, `ssn`. Presets: `pii`, `pci`, `phi`, `contact`, `financial`, `number`, `ner`, `all`, and `location`, `date`, `name`, `organization` (which are also types or their groups).
+ */
+export type EntityName = 'pii' | 'pci' | 'phi' | 'contact' | 'financial' | 'number' | 'ner' | 'all' | 'name' | 'organization' | 'location' | 'location_city' | 'location_state' | 'location_country' | 'date' | 'time' | 'money' | 'phone_number' | 'email_address' | 'url' | 'ip_address' | 'credit_card_number' | 'iban' | 'ssn';
+
+/**
  * Entity types to tag and the confidence needed.
  */
 export type EntitySelection = {
@@ -547,17 +552,17 @@ export type EntityToggle = {
     /**
      * Types or presets turned on.
      */
-    enable?: Array<string>;
+    enable?: Array<EntityName>;
     /**
      * Types or presets turned off.
      */
-    disable?: Array<string>;
+    disable?: Array<EntityName>;
 };
 
 /**
- * Which entity types: a preset or type name (presets include `pii`, `pci`, `phi`, `contact`, `financial`, `name`, `location`, `date`), a list of presets and types, or an object enabling and disabling types.
+ * Which entity types: a preset or type name, a list of presets and types, or an object enabling and disabling types.
  */
-export type EntityTypeSelection = string | Array<string> | EntityToggle;
+export type EntityTypeSelection = EntityName | Array<EntityName> | EntityToggle;
 
 /**
  * Something failed during the session. Extra members may appear.

@@ -10,6 +10,7 @@
  * `post_final_transcript`, the stored result) receives the rewritten utterance.
  */
 import type {
+  EntityName,
   LiveSessionInit,
   NamedEntity,
   NamedEntityRecognitionMessage,
@@ -54,7 +55,7 @@ export interface Enricher {
 }
 
 /** Default entity selection of `named_entity_recognition` when `entities` is omitted. */
-export const NER_FALLBACK = "ner";
+export const NER_FALLBACK: EntityName = "ner";
 
 const textEnricher = (name: string, rewrite: (s: TextState, language: string) => { state: TextState }): Enricher => ({
   name,

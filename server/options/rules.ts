@@ -1,6 +1,5 @@
 /** Rules across init members that a JSON schema does not express; each broken rule is one 400 line. */
 import type { LiveSessionInit } from "../../generated/openapi/types.gen.ts";
-import { entitySelectionErrors } from "../enrich/entities/types.ts";
 
 export function semanticErrors(init: LiveSessionInit): string[] {
   const errors: string[] = [];
@@ -15,8 +14,6 @@ export function semanticErrors(init: LiveSessionInit): string[] {
   if (tr?.translation && !tr.translation_config) errors.push("realtime_processing.translation_config: is required when translation is true");
   if (tr?.custom_vocabulary && !tr.custom_vocabulary_config) errors.push("realtime_processing.custom_vocabulary_config: is required when custom_vocabulary is true");
   if (tr?.custom_spelling && !tr.custom_spelling_config) errors.push("realtime_processing.custom_spelling_config: is required when custom_spelling is true");
-  errors.push(...entitySelectionErrors("named_entity_recognition", init.named_entity_recognition?.entities));
-  errors.push(...entitySelectionErrors("pii", init.pii?.entities));
   const dc = init.diarization_config as { number_of_speakers?: number; max_speakers?: number } | undefined;
   if (dc?.number_of_speakers !== undefined && dc.max_speakers !== undefined && dc.number_of_speakers > dc.max_speakers) {
     errors.push("diarization_config.number_of_speakers: must not exceed max_speakers");

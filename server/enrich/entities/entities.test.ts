@@ -3,7 +3,9 @@ import { detectEntities } from "./detect.ts";
 import { tagEntities, nerSettings } from "./ner.ts";
 import { piiSettings, redact } from "./pii.ts";
 import { EntityRegistry } from "./registry.ts";
-import { entitySelectionErrors, resolveEntityTypes } from "./types.ts";
+import { EntityNameSchema } from "../../../generated/openapi/schemas.gen.ts";
+import { check } from "../../../generated/validators.ts";
+import { ENTITY_TYPES, PRESETS, resolveEntityTypes } from "./types.ts";
 
 const state = (text: string) => ({ text, words: text.split(/\s+/).map((w, i) => ({ word: w, start: i, end: i + 0.5, confidence: 0.9 })) });
 const SPOKEN = "My name is Sarah Connor and my number is two zero two, five five five, zero one nine three. My card number is four one one one one one one one one one one one one one one one.";
@@ -48,9 +50,13 @@ describe("entity selection", () => {
     expect([...resolveEntityTypes(undefined, "contact")]).toContain("phone_number");
   });
 
-  test("unknown names are reported with the path", () => {
-    expect(entitySelectionErrors("pii", ["pii", "shoe_size"])).toEqual([expect.stringMatching(/^pii\.entities: unknown entity type or preset 'shoe_size'/)]);
-    expect(entitySelectionErrors("pii", { enable: ["phi"] })).toEqual([]);
+  test("the contract's EntityName enum is exactly the presets and types served", () => {
+    expect(new Set<string>(EntityNameSchema.enum)).toEqual(new Set<string>([...Object.keys(PRESETS), ...ENTITY_TYPES]));
+  });
+
+  test("an unknown name is refused by the init schema", () => {
+    expect(check("LiveSessionInit", { pii: { entities: ["pii", "shoe_size"] } }).ok).toBe(false);
+    expect(check("LiveSessionInit", { pii: { entities: { enable: ["phi"], disable: ["ssn"] } }, named_entity_recognition: { entities: "ner" } }).ok).toBe(true);
   });
 });
 
@@ -112,11 +118,3 @@ describe("named entities", () => {
   });
 });
 
-describe("init validation", () => {
-  test("an unknown entity type or preset is a 400 line", async () => {
-    const { semanticErrors } = await import("../../options/rules.ts");
-    expect(semanticErrors({ pii: { entities: { enable: ["pci", "blood_type"] } }, named_entity_recognition: { entities: "ner" } })).toEqual([
-      expect.stringMatching(/^pii\.entities: unknown entity type or preset 'blood_type'/),
-    ]);
-  });
-});

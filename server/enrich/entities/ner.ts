@@ -3,7 +3,7 @@
  * `ner`), with their offsets in the utterance text and `entity_type` repeating `label` for clients of
  * the hosted variant. Text already masked by `pii` is not tagged again.
  */
-import type { EntitySelection, NamedEntity } from "../../../generated/openapi/types.gen.ts";
+import type { EntityName, EntitySelection, NamedEntity } from "../../../generated/openapi/types.gen.ts";
 import { detectEntities } from "./detect.ts";
 import type { EntityRegistry } from "./registry.ts";
 import { type EntityType, resolveEntityTypes } from "./types.ts";
@@ -13,7 +13,7 @@ export interface NerSettings {
   threshold: number;
 }
 
-export function nerSettings(config: EntitySelection | undefined, fallback: string): NerSettings {
+export function nerSettings(config: EntitySelection | undefined, fallback: EntityName): NerSettings {
   return { types: resolveEntityTypes(config?.entities, fallback), threshold: config?.threshold ?? 0.5 };
 }
 

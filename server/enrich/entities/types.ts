@@ -1,8 +1,9 @@
 /**
  * Entity types this service detects, the presets naming groups of them, and the resolution of an
- * EntitySelection (`entities` as a preset or type, a list of them, or `{enable, disable}`).
+ * EntitySelection (`entities` as a preset or type, a list of them, or `{enable, disable}`). The names
+ * are the contract's `EntityName` enum, so an unknown one is refused at init by schema validation.
  */
-import type { EntityTypeSelection } from "../../../generated/openapi/types.gen.ts";
+import type { EntityName, EntityTypeSelection } from "../../../generated/openapi/types.gen.ts";
 
 export const ENTITY_TYPES = [
   "name",
@@ -42,30 +43,18 @@ export const PRESETS: Record<string, readonly EntityType[]> = {
   all: ENTITY_TYPES,
 };
 
-const expand = (name: string): EntityType[] | null => {
+const expand = (name: EntityName): EntityType[] | null => {
   const preset = PRESETS[name];
   if (preset) return [...preset];
   return (ENTITY_TYPES as readonly string[]).includes(name) ? [name as EntityType] : null;
 };
 
-/** Names in a selection that are neither a preset nor a type. */
-export function unknownEntityNames(selection: EntityTypeSelection | undefined): string[] {
-  if (selection === undefined) return [];
-  const names = typeof selection === "string" ? [selection] : Array.isArray(selection) ? selection : [...(selection.enable ?? []), ...(selection.disable ?? [])];
-  return names.filter((n) => expand(n) === null);
-}
-
-/** Validation messages (`"<path>: <rule>"`) for the selections of an init body. */
-export function entitySelectionErrors(path: string, selection: EntityTypeSelection | undefined): string[] {
-  return unknownEntityNames(selection).map((n) => `${path}.entities: unknown entity type or preset '${n}' (known: ${[...Object.keys(PRESETS), ...ENTITY_TYPES.filter((t) => !PRESETS[t])].join(", ")})`);
-}
-
 /**
  * The set of types a selection names. Omitted: `fallback`. An `{enable, disable}` object starts from
  * `fallback` when `enable` is absent, adds `enable`, then removes `disable`.
  */
-export function resolveEntityTypes(selection: EntityTypeSelection | undefined, fallback: string): Set<EntityType> {
-  const of = (names: string[]) => new Set(names.flatMap((n) => expand(n) ?? []));
+export function resolveEntityTypes(selection: EntityTypeSelection | undefined, fallback: EntityName): Set<EntityType> {
+  const of = (names: EntityName[]) => new Set(names.flatMap((n) => expand(n) ?? []));
   if (selection === undefined) return of([fallback]);
   if (typeof selection === "string") return of([selection]);
   if (Array.isArray(selection)) return of(selection);
