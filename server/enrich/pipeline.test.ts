@@ -101,4 +101,28 @@ describe("enrichment stage", () => {
     };
     expect([valence("I love this, it is great."), valence("This is terrible and I hate it."), valence("The meeting is on Tuesday."), valence("I love the design but the battery is awful.")]).toEqual(["positive", "negative", "neutral", "mixed"]);
   });
+
+  test("a failing add-on: redaction fails closed, entities and sentiment report the error", () => {
+    const errors: string[] = [];
+    const stage = new EnrichmentStage({ pii: {}, named_entity_recognition: {}, realtime_processing: { sentiment_analysis: true } }, head, undefined, (name) => errors.push(name));
+    for (const e of stage.enrichers) {
+      e.apply = () => {
+        throw new Error("boom");
+      };
+    }
+    const out = stage.process("0:3", utt(SPOKEN), true);
+    expect(out.utterance.text).toBe("[REDACTED]");
+    expect(out.utterance.words).toEqual([{ word: "[REDACTED]", start: 1, end: expect.any(Number), confidence: 0.9 }]);
+    expect(out.messages.map((m) => [m.type, "error" in m ? m.error : undefined, m.data])).toEqual([
+      ["named_entity_recognition", { message: "named_entity_recognition failed: boom" }, null],
+      ["sentiment_analysis", { message: "sentiment_analysis failed: boom" }, null],
+    ]);
+    for (const m of out.messages) {
+      const name = m.type === "sentiment_analysis" ? "SentimentAnalysisMessage" : "NamedEntityRecognitionMessage";
+      expect(check(name, m).ok).toBe(true);
+      // The cloud's OpenAPI document allows `data: null` on failure; its AsyncAPI document does not.
+      expect(againstCloudOpenapi(name, m)).toEqual([]);
+    }
+    expect(errors).toEqual(["pii", "named_entity_recognition", "sentiment_analysis"]);
+  });
 });

@@ -54,6 +54,9 @@ export interface Enricher {
   apply(work: Work): void;
 }
 
+/** The text of an utterance whose redaction failed. */
+export const REDACTION_FAILED = "[REDACTED]";
+
 /** Default entity selection of `named_entity_recognition` when `entities` is omitted. */
 export const NER_FALLBACK: EntityName = "ner";
 
@@ -129,7 +132,13 @@ export class EnrichmentStage {
   /** Seconds spent per add-on since the session started. */
   readonly seconds: Record<string, number> = {};
 
-  constructor(options: EnrichOptions, build: BuildMessage, registry = new EntityRegistry()) {
+  constructor(
+    options: EnrichOptions,
+    private readonly build: BuildMessage,
+    registry = new EntityRegistry(),
+    /** Told of an add-on that failed on an utterance (for the session's log). */
+    private readonly onError?: (addOn: string, err: Error) => void,
+  ) {
     this.registry = registry;
     this.enrichers = buildEnrichers(options, build, registry, this.found);
   }
@@ -144,10 +153,29 @@ export class EnrichmentStage {
     const work: Work = { id, final, utterance, state: { text: utterance.text, words: utterance.words }, messages: [] };
     for (const e of this.enrichers) {
       const t0 = performance.now();
-      e.apply(work);
+      try {
+        e.apply(work);
+      } catch (err) {
+        this.failed(e.name, work, err as Error);
+      }
       this.seconds[e.name] = (this.seconds[e.name] ?? 0) + (performance.now() - t0) / 1000;
     }
     return { utterance: current(work), messages: work.messages };
+  }
+
+  /**
+   * An add-on that throws: a text rewrite leaves the text as it was; redaction fails closed (the
+   * whole utterance is masked); entities and sentiment send their message with `error` and no data.
+   */
+  private failed(name: string, w: Work, err: Error): void {
+    this.onError?.(name, err);
+    if (name === "pii") {
+      const first = w.state.words[0];
+      const last = w.state.words[w.state.words.length - 1];
+      w.state = { text: REDACTION_FAILED, words: first && last ? [{ word: REDACTION_FAILED, start: first.start, end: last.end, confidence: Math.min(...w.state.words.map((x) => x.confidence)) }] : [] };
+    } else if (w.final && (name === "named_entity_recognition" || name === "sentiment_analysis")) {
+      w.messages.push(this.build(name, { error: { message: `${name} failed: ${err.message}` }, data: null }));
+    }
   }
 
   /** The `named_entity_recognition` and `sentiment_analysis` members of the session's result, when on. */
