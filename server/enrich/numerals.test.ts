@@ -14,6 +14,9 @@ describe("numerals", () => {
     ["Rates rose three point five percent by ten o'clock.", "Rates rose 3.5% by 10:00."],
     ["Meet at seven oh five a.m. with four hundred euros.", "Meet at 7:05 a.m. with €400."],
     ["One hundred and one dalmatians.", "101 dalmatians."],
+    ["My number is two zero 2, 5, 5, 5, 0, 1, 9, 3.", "My number is 2025550193."],
+    ["Room 5, floor 3.5, 2 cats.", "Room 5, floor 3.5, 2 cats."],
+    ["Give me 2, 3 minutes.", "Give me 2, 3 minutes."],
   ])("%s", (spoken, written) => {
     expect(rewrite(spoken)).toBe(written);
   });

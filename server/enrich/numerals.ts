@@ -122,6 +122,8 @@ export function numeralEdits(text: string, language: string): Edit[] {
   const between = (a: number, b: number) => text.slice(a, b);
   // "oh" inside a digit sequence is zero: compromise does not see it as a number.
   const phrases = findNumberPhrases(text);
+  // Digits already written one by one ("5, 5, 5, 0, 1"): part of a digit sequence like spoken ones.
+  for (const m of text.matchAll(/(?<![\p{L}\p{N}.,])\d(?![\p{L}\p{N}]|[.,]\d)/gu)) phrases.push({ start: m.index, end: m.index + 1, text: m[0], value: Number(m[0]), ordinal: false });
   for (const t of tokens) {
     if (t.word !== "oh") continue;
     const before = phrases.find((p) => p.end <= t.start && /^[\s,]*$/.test(between(p.end, t.start)));
@@ -155,7 +157,9 @@ export function numeralEdits(text: string, language: string): Edit[] {
     // A run of single digits read one by one: one number ("five five five" → "555").
     let j = i;
     while (j + 1 < phrases.length && singleDigit(phrases[j]!) && singleDigit(phrases[j + 1]!) && /^[\s,-]*$/.test(between(phrases[j]!.end, phrases[j + 1]!.start))) j++;
-    if (j > i) {
+    // Two written digits with a comma between them are a list ("2, 3 minutes"), not a sequence.
+    const listLike = j - i === 1 && /,/.test(between(p.end, phrases[j]!.start)) && phrases.slice(i, j + 1).some((q) => /^\d$/.test(q.text));
+    if (j > i && !listLike) {
       edits.push({ start: p.start, end: phrases[j]!.end, text: phrases.slice(i, j + 1).map((q) => String(q.value)).join("") });
       i = j;
       continue;

@@ -127,7 +127,9 @@ function tagged(view: string): Detected[] {
 /** Entities of `text`, spans in `text`, overlaps resolved (checked identifiers first, then longer). */
 export function detectEntities(text: string, language: string): Detected[] {
   const english = servesLanguage(language);
-  const { state, map } = applyEdits({ text, words: [] }, english ? [...numeralEdits(text, language), ...spokenAddressEdits(text)] : []);
+  // Groups of digits dictated with pauses come out as "202, 555, 0193": read them as one number.
+  const groupCommas = [...text.matchAll(/(?<=\d),\s*(?=\d{2})/g)].map((m) => ({ start: m.index, end: m.index + m[0].length, text: " " }));
+  const { state, map } = applyEdits({ text, words: [] }, [...(english ? [...numeralEdits(text, language), ...spokenAddressEdits(text)] : []), ...groupCommas]);
   const view = state.text;
   const found = [...identifiers(view, language), ...(english ? tagged(view) : [])];
   // Back to the original text: a view span inside an edit covers the whole edit.

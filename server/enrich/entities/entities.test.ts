@@ -20,6 +20,11 @@ describe("detection in spoken text", () => {
     ]);
   });
 
+  test("numbers as a recognizer writes dictated digits", () => {
+    expect(detectEntities("my phone number is 2, 0, 2, 5, 5, 5, 0, 1, 9, 3.", "en").map((d) => [d.label, d.text])).toEqual([["phone_number", "2, 0, 2, 5, 5, 5, 0, 1, 9, 3"]]);
+    expect(detectEntities("call 202, 555, 0193 now", "en").map((d) => [d.label, d.text])).toEqual([["phone_number", "202, 555, 0193"]]);
+  });
+
   test("a card number failing the Luhn check is not a card", () => {
     expect(detectEntities("card 4111 1111 1111 1112", "en").some((d) => d.label === "credit_card_number")).toBe(false);
     expect(detectEntities("card 4111 1111 1111 1111", "en").map((d) => d.label)).toContain("credit_card_number");
