@@ -17,6 +17,8 @@ describe("numerals", () => {
     ["My number is two zero 2, 5, 5, 5, 0, 1, 9, 3.", "My number is 2025550193."],
     ["Room 5, floor 3.5, 2 cats.", "Room 5, floor 3.5, 2 cats."],
     ["Give me 2, 3 minutes.", "Give me 2, 3 minutes."],
+    ["It costs 25 dollars, 1,000 euros or 3.5 percent.", "It costs $25, €1000 or 3.5%."],
+    ["At 3 30 pm, room 12.", "At 3:30 pm, room 12."],
   ])("%s", (spoken, written) => {
     expect(rewrite(spoken)).toBe(written);
   });

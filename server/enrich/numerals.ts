@@ -73,13 +73,13 @@ export function findNumberPhrases(text: string): NumberPhrase[] {
     const end = last.offset.start + last.offset.length;
     const phrase = text.slice(start, end);
     const words = phrase.toLowerCase().split(/[\s-]+/).map((w) => w.replace(/[^a-z0-9.]/g, ""));
+    if (/^[\d,.]+$/.test(phrase) && !/^\d{1,3}(,\d{3})*(\.\d+)?$|^\d+(\.\d+)?$/.test(phrase)) continue;
     if (!words.some((w) => NUMBER_WORDS.has(w) || /\d/.test(w))) continue; // "a few", "several"
-    if (/^\d+(\.\d+)?(st|nd|rd|th)?$/i.test(phrase)) continue; // already digits
     const ordinal = last.tags.includes("Ordinal");
     let value: number | null = n.number?.num ?? null;
     value = correctValue(words, value, ordinal);
     if (value === null) continue;
-    if (!Number.isInteger(value) && !words.includes("point")) continue; // "a second" is not 0.5
+    if (!Number.isInteger(value) && !words.includes("point") && !/\d\.\d/.test(phrase)) continue; // "a second" is not 0.5
     out.push({ start, end, text: phrase, value, ordinal });
   }
   return out;
@@ -123,7 +123,7 @@ export function numeralEdits(text: string, language: string): Edit[] {
   // "oh" inside a digit sequence is zero: compromise does not see it as a number.
   const phrases = findNumberPhrases(text);
   // Digits already written one by one ("5, 5, 5, 0, 1"): part of a digit sequence like spoken ones.
-  for (const m of text.matchAll(/(?<![\p{L}\p{N}.,])\d(?![\p{L}\p{N}]|[.,]\d)/gu)) phrases.push({ start: m.index, end: m.index + 1, text: m[0], value: Number(m[0]), ordinal: false });
+  for (const m of text.matchAll(/(?<![\p{L}\p{N}.,])\d(?![\p{L}\p{N}]|[.,]\d)/gu)) if (!phrases.some((p) => p.start <= m.index && m.index < p.end)) phrases.push({ start: m.index, end: m.index + 1, text: m[0], value: Number(m[0]), ordinal: false });
   for (const t of tokens) {
     if (t.word !== "oh") continue;
     const before = phrases.find((p) => p.end <= t.start && /^[\s,]*$/.test(between(p.end, t.start)));
@@ -205,7 +205,7 @@ export function numeralEdits(text: string, language: string): Edit[] {
       const nearMonth = (after && MONTHS.includes(after.word)) || (before && MONTHS.includes(before.word)) || (after?.word === "of" && MONTHS.includes(nextToken(after.end)?.word ?? ""));
       if (!nearMonth) continue;
     }
-    if (tokenAt(p.start) < 0) continue;
+    if (tokenAt(p.start) < 0 || /^[\d,.]+(st|nd|rd|th)?$/i.test(p.text)) continue; // already digits
     edits.push({ start: p.start, end: p.end, text: p.ordinal ? `${p.value}${ordinalSuffix(p.value)}` : formatValue(p.value) });
   }
   return edits;
