@@ -33,14 +33,16 @@ export function mergeFinals<T>(held: HeldFinal<T>, next: HeldFinal<T>): HeldFina
 }
 
 /**
- * Holds finals of one session. `offer` returns the finals to deliver now, in order; `release` is
- * called with finals whose hold timed out. Timers are the caller's (`schedule`), so tests can drive time.
+ * Holds finals of one session. `offer` returns the finals to deliver now, in order. When a hold times
+ * out, `timedOut` is told; the caller then takes the final back with `expire` in its delivery order
+ * (a final queued before the timeout is offered first and releases the held one ahead of itself).
+ * Timers are the caller's (`schedule`), so tests can drive time.
  */
 export class NumberHold<T = unknown> {
   private readonly held = new Map<number, { final: HeldFinal<T>; cancel: () => void }>();
 
   constructor(
-    private readonly release: (final: HeldFinal<T>) => void,
+    private readonly timedOut: (final: HeldFinal<T>) => void,
     private readonly schedule: (ms: number, fn: () => void) => () => void = (ms, fn) => {
       const t = setTimeout(fn, ms);
       return () => clearTimeout(t);
@@ -64,13 +66,19 @@ export class NumberHold<T = unknown> {
     }
     if (endsInsideNumber(current.utterance.text, language)) {
       const cancel = this.schedule(this.holdMs, () => {
-        if (this.held.get(channel)?.final !== current) return;
-        this.held.delete(channel);
-        this.release(current);
+        if (this.held.get(channel)?.final === current) this.timedOut(current);
       });
       this.held.set(channel, { final: current, cancel });
     } else out.push(current);
     return out;
+  }
+
+  /** Takes back a final whose hold timed out; null when it was released or joined meanwhile. */
+  expire(final: HeldFinal<T>): HeldFinal<T> | null {
+    const channel = final.utterance.channel;
+    if (this.held.get(channel)?.final !== final) return null;
+    this.held.delete(channel);
+    return final;
   }
 
   /** Releases every held final (end of the session), in channel order. */

@@ -47,8 +47,11 @@ describe("number hold", () => {
   function harness() {
     const released: HeldFinal[] = [];
     const timers: Array<{ fn: () => void; cancelled: boolean }> = [];
-    const hold = new NumberHold(
-      (f) => released.push(f),
+    const hold: NumberHold = new NumberHold(
+      (f) => {
+        const back = hold.expire(f);
+        if (back) released.push(back);
+      },
       (_ms, fn) => {
         const t = { fn, cancelled: false };
         timers.push(t);
@@ -100,6 +103,14 @@ describe("number hold", () => {
     hold.offer({ id: "0:0", utterance: utt("four one one one", 0, 2) });
     expect(hold.offer({ id: "0:1", utterance: utt("two zero two", 3.5, 5) }).map((f) => f.id)).toEqual(["0:0"]);
     expect(hold.flush().map((f) => f.id)).toEqual(["0:1"]);
+  });
+
+  test("a timed-out final is taken back only if still held", () => {
+    const hold = new NumberHold(() => {}, () => () => {});
+    const f = { id: "0:0", utterance: utt("four one", 0, 1) };
+    hold.offer(f);
+    expect(hold.offer({ id: "0:1", utterance: utt("Thanks.", 1.5, 2) }).map((x) => x.id)).toEqual(["0:0", "0:1"]);
+    expect(hold.expire(f)).toBeNull();
   });
 
   test("channels are held apart; flush releases everything", () => {
