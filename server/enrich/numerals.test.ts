@@ -17,6 +17,9 @@ describe("numerals", () => {
     ["My number is two zero 2, 5, 5, 5, 0, 1, 9, 3.", "My number is 2025550193."],
     ["Room 5, floor 3.5, 2 cats.", "Room 5, floor 3.5, 2 cats."],
     ["Give me 2, 3 minutes.", "Give me 2, 3 minutes."],
+    ["My phone number is too zero to 5, 5, 5, 0, 1, 9, 3", "My phone number is 2025550193"],
+    ["My phone number is too 0 to 5550193", "My phone number is too 0 to 5550193"],
+    ["From zero to five, for two days, too.", "From 0 to 5, for 2 days, too."],
     ["It costs 25 dollars, 1,000 euros or 3.5 percent.", "It costs $25, €1000 or 3.5%."],
     ["At 3 30 pm, room 12.", "At 3:30 pm, room 12."],
   ])("%s", (spoken, written) => {

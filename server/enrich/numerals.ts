@@ -45,7 +45,12 @@ export interface NumberPhrase {
   text: string;
   value: number;
   ordinal: boolean;
+  /** "to" / "too" (or "for") heard for a digit: a digit only inside a longer digit sequence. */
+  homophone?: boolean;
 }
+
+/** Words recognizers write for a digit read alone. */
+const HOMOPHONES: Record<string, number> = { to: 2, too: 2, for: 4 };
 
 const wordsOf = (text: string): Token[] =>
   [...text.matchAll(/[\p{L}\p{N}'’.$€£%:-]+/gu)].map((m) => {
@@ -124,6 +129,7 @@ export function numeralEdits(text: string, language: string): Edit[] {
   const phrases = findNumberPhrases(text);
   // Digits already written one by one ("5, 5, 5, 0, 1"): part of a digit sequence like spoken ones.
   for (const m of text.matchAll(/(?<![\p{L}\p{N}.,])\d(?![\p{L}\p{N}]|[.,]\d)/gu)) if (!phrases.some((p) => p.start <= m.index && m.index < p.end)) phrases.push({ start: m.index, end: m.index + 1, text: m[0], value: Number(m[0]), ordinal: false });
+  for (const t of tokens) if (HOMOPHONES[t.word] !== undefined) phrases.push({ start: t.start, end: t.end, text: text.slice(t.start, t.end), value: HOMOPHONES[t.word]!, ordinal: false, homophone: true });
   for (const t of tokens) {
     if (t.word !== "oh") continue;
     const before = phrases.find((p) => p.end <= t.start && /^[\s,]*$/.test(between(p.end, t.start)));
@@ -158,6 +164,14 @@ export function numeralEdits(text: string, language: string): Edit[] {
     let j = i;
     while (j + 1 < phrases.length && singleDigit(phrases[j]!) && singleDigit(phrases[j + 1]!) && /^[\s,-]*$/.test(between(phrases[j]!.end, phrases[j + 1]!.start))) j++;
     // Two written digits with a comma between them are a list ("2, 3 minutes"), not a sequence.
+    // "to" / "too" / "for" count as digits only within seven or more digits of which five are real.
+    const members = phrases.slice(i, j + 1);
+    if (members.some((q) => q.homophone) && (members.length < 7 || members.filter((q) => !q.homophone).length < 5)) {
+      const firstReal = members.findIndex((q) => !q.homophone);
+      if (p.homophone) continue;
+      j = i + Math.max(0, members.findIndex((q, k) => k > firstReal && q.homophone) - 1);
+      if (members.findIndex((q, k) => k > firstReal && q.homophone) < 0) j = i + members.length - 1;
+    }
     const listLike = j - i === 1 && /,/.test(between(p.end, phrases[j]!.start)) && phrases.slice(i, j + 1).some((q) => /^\d$/.test(q.text));
     if (j > i && !listLike) {
       edits.push({ start: p.start, end: phrases[j]!.end, text: phrases.slice(i, j + 1).map((q) => String(q.value)).join("") });
@@ -205,7 +219,7 @@ export function numeralEdits(text: string, language: string): Edit[] {
       const nearMonth = (after && MONTHS.includes(after.word)) || (before && MONTHS.includes(before.word)) || (after?.word === "of" && MONTHS.includes(nextToken(after.end)?.word ?? ""));
       if (!nearMonth) continue;
     }
-    if (tokenAt(p.start) < 0 || /^[\d,.]+(st|nd|rd|th)?$/i.test(p.text)) continue; // already digits
+    if (p.homophone || tokenAt(p.start) < 0 || /^[\d,.]+(st|nd|rd|th)?$/i.test(p.text)) continue; // already digits
     edits.push({ start: p.start, end: p.end, text: p.ordinal ? `${p.value}${ordinalSuffix(p.value)}` : formatValue(p.value) });
   }
   return edits;
