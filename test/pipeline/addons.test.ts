@@ -52,6 +52,11 @@ async function session(init: Record<string, unknown>, samples: Float32Array) {
   return { client, stored: (await svc.running.deps.store.getSessionById(id))! };
 }
 
+/** Final texts without a closing period (the recognizer puts one or not). */
+const finalsOf = (client: RawClient) => finalTexts(client.messages).map((t) => t.replace(/\.$/, ""));
+/** Every transcript string inside a value (texts, words, JSON-string results), ids and timestamps aside. */
+const strings = (v: unknown): string[] =>
+  typeof v === "string" ? [v] : v && typeof v === "object" ? Object.entries(v).flatMap(([k, x]) => (k === "session_id" || k === "created_at" || k === "utterance_id" || k === "id" ? [] : strings(x))) : [];
 const ofType = (client: RawClient, type: string) => client.messages.filter((m) => m.type === type);
 
 describe("text add-ons over the WebSocket, on whisper-tiny.en", () => {
@@ -60,15 +65,15 @@ describe("text add-ons over the WebSocket, on whisper-tiny.en", () => {
       { pii: { entities: "pii" }, numerals: true, realtime_processing: { sentiment_analysis: true } },
       call([SENTENCES.who, SENTENCES.phone, SENTENCES.love, SENTENCES.cost]),
     );
-    const finals = finalTexts(client.messages);
-    expect(finals.slice(0, 3)).toEqual(["My name is [NAME_1] and I live in [LOCATION_CITY_1].", "My phone number is [PHONE_NUMBER_1].", "I really love this. Thank you so much."]);
+    const finals = finalsOf(client);
+    expect(finals.slice(0, 3)).toEqual(["My name is [NAME_1] and I live in [LOCATION_CITY_1]", "My phone number is [PHONE_NUMBER_1]", "I really love this. Thank you so much"]);
     // numerals: whatever the recognizer wrote as words is digits now.
     expect(finals[3]).toMatch(/^It costs \$?25\b/);
     expect(finals.join(" ")).not.toMatch(/\b(one|two|three|four|five|six|seven|eight|nine|zero|twenty)\b/i);
     const pii = ofType(client, "pii");
     expect(pii.map((m) => m.data.entities.map((e: { label: string; id: number }) => `${e.label}_${e.id}`))).toEqual([["name_1", "location_city_1"], ["phone_number_1"]]);
     for (const m of pii) for (const e of m.data.entities) expect(e.text).toBeUndefined();
-    const everything = JSON.stringify([client.messages, stored]);
+    const everything = strings([client.messages, stored.result]).join("\n");
     for (const secret of ["John", "Smith", "Boston", "202", "555", "0193", "5, 5"]) expect(everything).not.toContain(secret);
     const sentiments = ofType(client, "sentiment_analysis");
     expect(sentiments.map((m) => m.data.results[0].sentiment)).toEqual(["neutral", "neutral", "positive", "neutral"]);
@@ -84,9 +89,9 @@ describe("text add-ons over the WebSocket, on whisper-tiny.en", () => {
       },
       call([SENTENCES.who, SENTENCES.phone, "John Smith called again."]),
     );
-    expect(finalTexts(client.messages)).toEqual(["My name is John Smith and I live in Bean Town.", "My phone number is [PHONE_NUMBER_1].", "John Smith called again."]);
+    expect(finalsOf(client)).toEqual(["My name is John Smith and I live in Bean Town", "My phone number is [PHONE_NUMBER_1]", "John Smith called again"]);
     const pii = ofType(client, "pii");
-    expect(pii.map((m) => m.data.entities)).toEqual([[{ label: "phone_number", id: 1, action: "mask", score: 0.9, text: expect.stringMatching(/^2\D*0\D*2\D*5\D*5\D*5\D*0\D*1\D*9\D*3$/), start: 19, end: 35 }]]);
+    expect(pii.map((m) => m.data.entities)).toEqual([[{ label: "phone_number", id: 1, action: "mask", score: 0.9, text: expect.stringMatching(/5\D*5\D*5\D*0\D*1\D*9\D*3$/), start: 19, end: 35 }]]);
     const ner = ofType(client, "named_entity_recognition").map((m) => m.data.results.map((e: { label: string; id: number; text: string }) => [e.label, e.id, e.text]));
     expect(ner[0]).toContainEqual(["name", 1, "John Smith"]);
     expect(ner[2]).toContainEqual(["name", 1, "John Smith"]);
