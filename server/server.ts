@@ -17,7 +17,7 @@ import { InProcessCoordinator } from "../workers/coordinator/in-process.ts";
 import { renderPrometheus, type CoordinatorMetrics } from "../workers/coordinator/redis-metrics.ts";
 import { RedisCoordinator } from "../workers/coordinator/redis.ts";
 import type { InferenceCoordinator } from "../workers/coordinator/types.ts";
-import { SileroVad } from "../workers/vad/silero.ts";
+import { BatchedVad } from "../workers/vad/batched.ts";
 import { createApp, peerAddress } from "./app.ts";
 import { bootstrapAccount } from "./bootstrap.ts";
 import { LocalDirectory, type SessionDirectory } from "./cluster/directory.ts";
@@ -33,14 +33,17 @@ import { sweepExpired } from "./sessions/expiry.ts";
 import { SqliteStore } from "./store/sqlite.ts";
 import type { Store } from "./store/types.ts";
 
-const vadCache = new Map<string, Promise<SileroVad>>();
+const vadCache = new Map<string, Promise<BatchedVad>>();
 
-/** Loads the Silero VAD once per process and path. */
-export function loadVad(modelsDir: string): Promise<SileroVad> {
+/**
+ * Loads the Silero VAD once per process and path, in its own worker thread where the streams of all
+ * sessions are scored together (the event loop never waits on the model).
+ */
+export function loadVad(modelsDir: string): Promise<BatchedVad> {
   const file = path.join(modelsDir, "silero-vad", "silero_vad.onnx");
   let p = vadCache.get(file);
   if (!p) {
-    p = SileroVad.load(file);
+    p = BatchedVad.load(file);
     p.catch(() => vadCache.delete(file));
     vadCache.set(file, p);
   }
