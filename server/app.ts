@@ -3,10 +3,8 @@
  * the published documents, the admin API. Bodies are parsed by the handlers (never by the framework),
  * so every error is the spec's error body with a request id.
  */
-import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { Elysia } from "elysia";
 import { operations } from "../generated/operations.ts";
-import { adminRouter } from "./admin/router.ts";
 import { API_KEY_HEADER, authenticate } from "./auth/authenticate.ts";
 import type { AppDeps } from "./deps.ts";
 import { clientAddress, type RequestInfo } from "./http/context.ts";
@@ -104,8 +102,10 @@ export function createApp(deps: AppDeps) {
   app.get("/health", () => ({ status: "ok" }));
   app.get("/metrics", async () => new Response(await deps.inferenceMetrics(), { headers: { "content-type": "text/plain; version=0.0.4" } }));
 
-  app.all("/admin/trpc/*", ({ request }: { request: Request }) => {
+  // The admin API (tRPC, zod) is loaded with its first request: start-up does not pay for it.
+  app.all("/admin/trpc/*", async ({ request }: { request: Request }) => {
     if (!deps.config.adminToken) return errorResponse(404, requestInfo(request, deps), { message: "no such endpoint", reason: null, validationErrors: null });
+    const [{ fetchRequestHandler }, { adminRouter }] = await Promise.all([import("@trpc/server/adapters/fetch"), import("./admin/router.ts")]);
     return fetchRequestHandler({
       endpoint: "/admin/trpc",
       req: request,

@@ -8,20 +8,20 @@
  * must be storage every gateway shares.
  *
  * This is the composition root: the only module that picks implementations (store, coordinator,
- * directory), loads the VAD model and builds the callback dispatcher.
+ * directory), loads the VAD model and builds the callback dispatcher. The Redis implementations are
+ * imported only in distributed mode, and the VAD loads with the first session, so an embedded
+ * service answers soon after it starts.
  */
 import type { Server } from "bun";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { InProcessCoordinator } from "../workers/coordinator/in-process.ts";
-import { renderPrometheus, type CoordinatorMetrics } from "../workers/coordinator/redis-metrics.ts";
-import { RedisCoordinator } from "../workers/coordinator/redis.ts";
+import type { CoordinatorMetrics } from "../workers/coordinator/redis-metrics.ts";
 import type { InferenceCoordinator } from "../workers/coordinator/types.ts";
 import { BatchedVad } from "../workers/vad/batched.ts";
 import { createApp, peerAddress } from "./app.ts";
 import { bootstrapAccount } from "./bootstrap.ts";
 import { LocalDirectory, type SessionDirectory } from "./cluster/directory.ts";
-import { RedisDirectory } from "./cluster/redis-directory.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { loadConfig, type Config } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
@@ -53,7 +53,8 @@ export function loadVad(modelsDir: string): Promise<BatchedVad> {
 /** Prometheus text of a coordinator's metrics, for those that have them (distributed mode). */
 function inferenceMetrics(coordinator: InferenceCoordinator): () => Promise<string> {
   const metrics = (coordinator as { metrics?: () => Promise<CoordinatorMetrics> }).metrics;
-  return async () => (metrics ? renderPrometheus(await metrics.call(coordinator)) : "");
+  if (!metrics) return async () => "";
+  return async () => (await import("../workers/coordinator/redis-metrics.ts")).renderPrometheus(await metrics.call(coordinator));
 }
 
 export interface StartOptions {
@@ -94,10 +95,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const coordinator =
     opts.coordinator ??
     (redisUrl
-      ? await RedisCoordinator.create({ url: redisUrl, prefix: config.redisPrefix, gatewayId })
+      ? await (await import("../workers/coordinator/redis.ts")).RedisCoordinator.create({ url: redisUrl, prefix: config.redisPrefix, gatewayId })
       : await InProcessCoordinator.create({ modelsDir: config.modelsDir }));
   const directory =
-    opts.directory ?? (redisUrl ? await RedisDirectory.connect({ url: redisUrl, prefix: config.redisPrefix, gatewayId, log }) : new LocalDirectory());
+    opts.directory ?? (redisUrl ? await (await import("./cluster/redis-directory.ts")).RedisDirectory.connect({ url: redisUrl, prefix: config.redisPrefix, gatewayId, log }) : new LocalDirectory());
   await bootstrapAccount(store, config.bootstrapApiKey, log, opts.print ?? (() => {}));
 
   const deps: AppDeps = {

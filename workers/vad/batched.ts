@@ -9,9 +9,10 @@
  */
 import { Worker } from "node:worker_threads";
 import type { FromVadWorker, ToVadWorker } from "./batch-protocol.ts";
-import { VAD_FRAME_SAMPLES, type VadModel, type VadSampleRate, type VadStream } from "./silero.ts";
+import type { VadModel, VadSampleRate, VadStream } from "./silero.ts";
 
-const FRAME = VAD_FRAME_SAMPLES[16000];
+/** Samples per chunk at 16 kHz (as `VAD_FRAME_SAMPLES[16000]`; this module does not load onnxruntime). */
+const FRAME = 512;
 
 interface Request {
   frames: Float32Array;
