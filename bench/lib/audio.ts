@@ -5,8 +5,13 @@ import { readWavFile } from "../../workers/dsp/wav.ts";
 export const RATE = 16000;
 export const SHARED_AUDIO = path.resolve(import.meta.dir, "../../../shared/audio");
 
-/** The clips named, each followed by `gapS` of silence, after `leadS` of silence. */
-export function benchSamples(names: string[], gapS = 1, leadS = 0.5): Float32Array {
+/**
+ * The clips named, each followed by `gapS` of quiet, after `leadS` of quiet. "Quiet" is a
+ * microphone's noise floor (deterministic white noise at about −66 dBFS, a few LSB of 16-bit PCM),
+ * added to the whole stream: a live microphone never sends digital zeros, and the acknowledgment
+ * ledger cannot place an unambiguous ack inside all-zero audio (it postpones it, by design).
+ */
+export function benchSamples(names: string[], gapS = 1, leadS = 0.5, noise = 0.0005): Float32Array {
   const parts: Float32Array[] = [new Float32Array(Math.round(leadS * RATE))];
   for (const n of names) {
     parts.push(readWavFile(path.join(SHARED_AUDIO, `${n}.wav`)).samples);
@@ -17,6 +22,13 @@ export function benchSamples(names: string[], gapS = 1, leadS = 0.5): Float32Arr
   for (const p of parts) {
     out.set(p, o);
     o += p.length;
+  }
+  let seed = 0x2545f491;
+  for (let i = 0; i < out.length; i++) {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    out[i]! += noise * ((seed >>> 0) / 0x80000000 - 1);
   }
   return out;
 }
