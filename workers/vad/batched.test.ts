@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import path from "node:path";
-import { createEndpointer, type EndpointerEvent } from "../../server/vad/endpointer.ts";
 import { readWavFile } from "../dsp/wav.ts";
 import { BatchedVad } from "./batched.ts";
 import { SileroVad } from "./silero.ts";
@@ -12,19 +11,6 @@ const audio = (name: string) => readWavFile(path.join(SHARED, "audio", name)).sa
 const single = await SileroVad.load(MODEL);
 const batched = await BatchedVad.load(MODEL);
 afterAll(() => single.close());
-
-/** Events of the endpointer over `samples`, pushed in 100 ms pieces. */
-async function events(vad: SileroVad | BatchedVad, samples: Float32Array): Promise<EndpointerEvent[]> {
-  const ep = createEndpointer(vad.createStream(16000), { partialIntervalMs: 500 });
-  const out: EndpointerEvent[] = [];
-  const pushes: Promise<EndpointerEvent[]>[] = [];
-  for (let o = 0; o < samples.length; o += 1600) pushes.push(ep.push(samples.subarray(o, o + 1600)));
-  for (const p of pushes) out.push(...(await p));
-  out.push(...(await ep.flush()));
-  return out;
-}
-
-const summary = (es: EndpointerEvent[]) => es.map((e) => ("time" in e ? [e.type, e.time] : [e.type, e.start, e.end, e.audio.length]));
 
 describe("batched Silero VAD in a worker thread", () => {
   test("scores every chunk exactly as the per-stream VAD, for streams running together", async () => {
@@ -45,14 +31,6 @@ describe("batched Silero VAD in a worker thread", () => {
     for (let i = 0; i < clips.length; i++) expect(Array.from(got[i]!)).toEqual(Array.from(ref[i]!));
     expect(batched.stats.inferences).toBeLessThan(batched.stats.chunks);
   });
-
-  test("the same speech events as per-session VAD on real speech, with sessions side by side", async () => {
-    const clip = audio("silero_en.wav").subarray(0, 16000 * 20);
-    const ref = summary(await events(single, clip));
-    expect(ref.filter((e) => e[0] === "utterance_final").length).toBeGreaterThan(1);
-    const runs = await Promise.all([0, 1, 2, 3].map(() => events(batched, clip)));
-    for (const r of runs) expect(summary(r)).toEqual(ref);
-  }, 60_000);
 
   test("a closed stream's slot is reused from a clean state", async () => {
     const clip = audio("silero_en.wav").subarray(0, 512 * 40);
