@@ -102,7 +102,7 @@ async function cpuDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ cpu: n
   return { cpu, busiestShare: cpu > 0 ? busiest / cpu : 0, value };
 }
 
-const all = (rs: StreamResult[], k: "finalLatencyS" | "ackBeyondS") => rs.flatMap((r) => r[k]);
+const all = (rs: StreamResult[], k: "finalLatencyS" | "ackBeyondS" | "ackAfterFinalS") => rs.flatMap((r) => r[k]);
 const round = (x: number, d = 3) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null);
 
 const children: Subprocess[] = [];
@@ -163,6 +163,7 @@ interface Step { streams: number; cpu_per_audio_s: number; busiest_thread_share:
 const steps: Step[] = [];
 let rtPerAudioS = NaN;
 let rtAck: number[] = [];
+let rtAckAfterFinal: number[] = [];
 for (const n of RAMP) {
   const r = await cpuDuring(pid, () => runStreams(target, n, audioFrames, true));
   const finals = all(r.value, "finalLatencyS");
@@ -182,6 +183,7 @@ for (const n of RAMP) {
   if (n === CPU_STREAMS) {
     rtPerAudioS = step.cpu_per_audio_s;
     rtAck = acks;
+    rtAckAfterFinal = all(r.value, "ackAfterFinalS");
   }
   say(`real time, ${n} streams: final p50 ${step.final_p50_ms} ms p95 ${step.final_p95_ms} ms, ack p95 beyond ${step.ack_p95_beyond_ms} ms, ${step.finals}/${step.expected_finals} finals, ${(step.cpu_per_audio_s).toFixed(4)} cpu-s/audio-s, busiest thread ${(step.busiest_thread_share * 100).toFixed(0)} %, load ${step.load}`);
 }
@@ -212,6 +214,9 @@ const summary = {
   overhead_vs_echo: round((rtPerAudioS - barePerAudioS) / echoPerAudioS),
   streams_sustained: sustained,
   ack_p95_beyond_utterance_ms: round(percentile(rtAck, 95) * 1000, 0),
+  ack_p95_after_final_ms: round(percentile(rtAckAfterFinal, 95) * 1000, 0),
+  final_p95_beyond_utterance_ms: steps.find((s) => s.streams === CPU_STREAMS)?.final_p95_ms ?? null,
+  endpointing_s: 0.64,
   rss_after_load_ratio: round(rssAfter / rssIdle),
   startup_ms: round(svc.startupMs, 0),
   echo_startup_ms: round(echo.startupMs, 0),

@@ -7,6 +7,8 @@ export interface StreamResult {
   finalLatencyS: number[];
   /** Seconds from the end of each final utterance to the first ack covering it. */
   ackBeyondS: number[];
+  /** Seconds from the arrival of each final to the first ack covering its utterance. */
+  ackAfterFinalS: number[];
   finals: { start: number; end: number; text: string }[];
   closeCode: number;
 }
@@ -35,8 +37,8 @@ export async function runStream(t: Target, frames: Uint8Array[], realtime: boole
   const url = await openSocket(t);
   const ws = new WebSocket(url);
   ws.binaryType = "arraybuffer";
-  const result: StreamResult = { finalLatencyS: [], ackBeyondS: [], finals: [], closeCode: 0 };
-  const pendingAcks: number[] = []; // utterance ends (s) waiting for an ack
+  const result: StreamResult = { finalLatencyS: [], ackBeyondS: [], ackAfterFinalS: [], finals: [], closeCode: 0 };
+  const pendingAcks: { end: number; finalAt: number }[] = []; // utterances waiting for an ack
   let t0 = 0;
   /** Wall-clock second at which the audio up to stream time `s` had been sent. */
   const sentAt = (s: number) => t0 + s;
@@ -47,12 +49,13 @@ export async function runStream(t: Target, frames: Uint8Array[], realtime: boole
       const u = m.data.utterance as { start: number; end: number; text: string };
       result.finals.push({ start: u.start, end: u.end, text: u.text });
       if (realtime) result.finalLatencyS.push(now - sentAt(u.end));
-      pendingAcks.push(u.end);
+      pendingAcks.push({ end: u.end, finalAt: now });
     } else if (m.type === "audio_chunk" && m.data?.time_range) {
       const ackedS = m.data.time_range[1] / 1000;
-      while (pendingAcks.length > 0 && pendingAcks[0]! <= ackedS + 1e-3) {
-        const end = pendingAcks.shift()!;
+      while (pendingAcks.length > 0 && pendingAcks[0]!.end <= ackedS + 1e-3) {
+        const { end, finalAt } = pendingAcks.shift()!;
         if (realtime) result.ackBeyondS.push(now - sentAt(end));
+        result.ackAfterFinalS.push(now - finalAt);
       }
     }
   });

@@ -1,6 +1,6 @@
 /**
  * Silero VAD off the main thread, batched across streams: every stream's chunks that arrive in one
- * event-loop turn (or while the previous tick is being scored) go to the worker thread as one tick,
+ * tick (at most one tick starts per `tickMs`, and one is in flight at a time) go to the worker thread together,
  * scored with one inference per step for all streams at once (`batch-worker.ts`). The main thread
  * never runs the model; at most one tick is in flight, so under load the batches grow instead of
  * queueing inferences. Results equal those of `SileroVad` (the batch rows are independent).
@@ -39,13 +39,22 @@ export class BatchedVad implements VadModel {
   private tickId = 0;
   readonly stats: BatchedVadStats = { ticks: 0, inferences: 0, chunks: 0 };
 
-  private constructor(private readonly worker: Worker) {
+  private lastSend = 0;
+
+  /**
+   * `tickMs`: least time between two ticks' start. Streams whose chunks arrive within it share one
+   * inference; a chunk waits at most this long (plus the tick in flight).
+   */
+  private constructor(
+    private readonly worker: Worker,
+    private readonly tickMs: number,
+  ) {
     worker.on("message", (m: FromVadWorker) => this.onMessage(m));
     worker.on("error", (e) => this.failAll(e instanceof Error ? e : new Error(String(e))));
   }
 
   /** Starts the worker thread and loads `silero_vad.onnx` there. */
-  static async load(modelPath: string): Promise<BatchedVad> {
+  static async load(modelPath: string, opts: { tickMs?: number } = {}): Promise<BatchedVad> {
     const worker = new Worker(new URL("./batch-worker.ts", import.meta.url));
     worker.unref();
     await new Promise<void>((resolve, reject) => {
@@ -59,7 +68,7 @@ export class BatchedVad implements VadModel {
       worker.once("error", reject);
       worker.postMessage({ type: "load", modelPath } satisfies ToVadWorker);
     });
-    return new BatchedVad(worker);
+    return new BatchedVad(worker, opts.tickMs ?? 16);
   }
 
   createStream(sampleRate: VadSampleRate = 16000): VadStream {
@@ -103,10 +112,13 @@ export class BatchedVad implements VadModel {
   private schedule(): void {
     if (this.scheduled || this.inFlight) return;
     this.scheduled = true;
-    setImmediate(() => {
+    const go = () => {
       this.scheduled = false;
       this.send();
-    });
+    };
+    const wait = this.lastSend + this.tickMs - performance.now();
+    if (wait > 1) setTimeout(go, wait);
+    else setImmediate(go);
   }
 
   /** Sends the pending requests as one tick (at most one tick in flight). */
@@ -139,9 +151,10 @@ export class BatchedVad implements VadModel {
     const id = ++this.tickId;
     this.inFlight = { id, requests, released: this.closing };
     this.closing = [];
+    this.lastSend = performance.now();
     this.stats.ticks++;
     this.stats.chunks += total;
-    this.worker.postMessage({ type: "run", id, slots, counts, resets, frames } satisfies ToVadWorker, [frames.buffer]);
+    this.worker.postMessage({ type: "run", id, slots, counts, resets, frames } satisfies ToVadWorker);
   }
 
   private onMessage(m: FromVadWorker): void {
@@ -163,7 +176,7 @@ export class BatchedVad implements VadModel {
         }
       }
     }
-    this.send();
+    if (this.pending.size > 0) this.schedule();
   }
 
   private failAll(error: Error): void {
