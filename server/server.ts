@@ -28,6 +28,7 @@ import type { AppDeps } from "./deps.ts";
 import { createCallbackDispatcher, type CallbackDispatcher } from "./delivery/callbacks.ts";
 import { createGateway, type LiveGateway } from "./gateway/index.ts";
 import { log as rootLog, type Logger } from "./log.ts";
+import { reportServing } from "./serving.ts";
 import { SessionHost } from "./session/host.ts";
 import { sweepExpired } from "./sessions/expiry.ts";
 import { SqliteStore } from "./store/sqlite.ts";
@@ -153,6 +154,11 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   }, 30_000);
 
   log.info("listening", { url: config.publicUrl, port, cluster: config.cluster, mode: redisUrl ? "distributed" : "embedded", gateway: directory.gatewayId, models_dir: config.modelsDir });
+  const served = await coordinator.capabilities().catch((e: unknown) => {
+    log.warn("could not read the served models", { error: e });
+    return [];
+  });
+  reportServing(served, log, redisUrl ? "distributed" : "embedded", opts.print);
 
   let stopped = false;
   return {

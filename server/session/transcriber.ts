@@ -12,6 +12,7 @@ import { NoCapacityError, type InferenceCoordinator, type TranscribeResult } fro
 import { FRONTEND_SAMPLE_RATE, type FrontendEvent } from "../audio/frontend.ts";
 import type { Logger } from "../log.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
+import { previousText, sessionVocabulary } from "./context.ts";
 import type { EnrichmentPipeline } from "./enrich.ts";
 import { round3, type MessageFactory, type MessageFlag, type SessionMessage } from "./messages.ts";
 import type { PersistedSession } from "./persist.ts";
@@ -148,7 +149,7 @@ export class Transcriber {
     this.latestPartial.set(key, seq);
     this.partialInFlight.add(key);
     const stale = () => this.finalized.has(key) || this.host.isEnded();
-    this.transcribe(key, seq, audio, true)
+    this.transcribe(channel, key, seq, audio, true)
       .then((r) => {
         if (!r || stale() || r.text === "") return;
         const utterance = this.toUtterance(r, channel, start, start + audio.length / FRONTEND_SAMPLE_RATE);
@@ -168,7 +169,7 @@ export class Transcriber {
     const pending: PendingFinal = { start, done: false };
     this.pendingFinals.add(pending);
     const seq = (this.latestPartial.get(key) ?? 0) + 1_000_000;
-    const result = this.transcribeWithRetry(key, seq, audio);
+    const result = this.transcribeWithRetry(channel, key, seq, audio);
     this.finalChains[channel] = this.finalChains[channel]!.then(async () => {
       const r = await result;
       this.finalized.add(key);
@@ -198,11 +199,11 @@ export class Transcriber {
    * utterance: admission refuses new sessions instead); only after FINAL_CAPACITY_WAIT_MS, or on any
    * other failure, is the utterance reported failed with an `error` message.
    */
-  private async transcribeWithRetry(key: string, seq: number, audio: Float32Array): Promise<TranscribeResult | null> {
+  private async transcribeWithRetry(channel: number, key: string, seq: number, audio: Float32Array): Promise<TranscribeResult | null> {
     const deadline = Date.now() + FINAL_CAPACITY_WAIT_MS;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.transcribe(key, seq, audio, false);
+        return await this.transcribe(channel, key, seq, audio, false);
       } catch (e) {
         if (e instanceof NoCapacityError && Date.now() < deadline) {
           if (attempt === 5) this.host.log.warn("inference backlog: a final transcription is waiting for capacity", { utterance: key });
@@ -216,16 +217,25 @@ export class Transcriber {
     }
   }
 
-  private async transcribe(key: string, seq: number, audio: Float32Array, partial: boolean): Promise<TranscribeResult> {
+  private async transcribe(channel: number, key: string, seq: number, audio: Float32Array, partial: boolean): Promise<TranscribeResult> {
     const started = performance.now();
     const { id, options } = this.host;
     const languages = options.language_config.languages;
+    const vocabulary = sessionVocabulary(options);
+    const previous = previousText(this.utterances, channel);
     const r = await this.host.coordinator.transcribe({
       sessionId: id,
       utteranceId: key,
       seq,
       model: options.model,
-      request: { audio, partial, streamKey: `${id}/${key}`, languages: languages.length > 0 ? languages : undefined },
+      request: {
+        audio,
+        partial,
+        streamKey: `${id}/${key}`,
+        languages: languages.length > 0 ? languages : undefined,
+        ...(vocabulary.length > 0 ? { vocabulary } : {}),
+        ...(previous !== "" ? { previousText: previous } : {}),
+      },
     });
     if (!partial) this.transcriptionTimeS += (performance.now() - started) / 1000;
     return r;

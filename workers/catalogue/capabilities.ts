@@ -11,18 +11,25 @@ import type { EngineFamily } from "../engines/types.ts";
 import { CATALOGUE, PUBLIC_MODELS } from "./entries.ts";
 import type { CatalogueEntry, PublicModelDefinition } from "./types.ts";
 
-/** True when every required file of the entry is a file in `modelsDir`. */
-export function isInstalled(entry: CatalogueEntry, modelsDir: string): boolean {
-  return entry.files.every((f) => {
+/** True when every required file of the entry, and of the entries it requires, is a file in `modelsDir`. */
+export function isInstalled(entry: CatalogueEntry, modelsDir: string, catalogue: CatalogueEntry[] = CATALOGUE): boolean {
+  const own = entry.files.every((f) => {
     if (f.optional) return true;
     const path = join(modelsDir, f.path);
     return existsSync(path) && statSync(path).isFile();
   });
+  return (
+    own &&
+    (entry.requires ?? []).every((id) => {
+      const dep = catalogue.find((e) => e.id === id);
+      return dep !== undefined && dep !== entry && isInstalled(dep, modelsDir, catalogue);
+    })
+  );
 }
 
 /** Entries of the catalogue whose required files are present. */
 export function installedEntries(modelsDir: string, catalogue: CatalogueEntry[] = CATALOGUE): CatalogueEntry[] {
-  return catalogue.filter((e) => isInstalled(e, modelsDir));
+  return catalogue.filter((e) => isInstalled(e, modelsDir, catalogue));
 }
 
 export interface ResolveOptions {
@@ -45,8 +52,8 @@ export function servingEntries(modelsDir: string, opts: ResolveOptions = {}): Se
   for (const model of opts.models ?? PUBLIC_MODELS) {
     for (const id of model.candidates) {
       const entry = catalogue.find((e) => e.id === id);
-      if (!entry || entry.family === "vad" || !available(entry.family)) continue;
-      if (!isInstalled(entry, modelsDir)) continue;
+      if (!entry || entry.family === "vad" || entry.family === "assets" || !available(entry.family)) continue;
+      if (!isInstalled(entry, modelsDir, catalogue)) continue;
       out.push({ model, entry });
       break;
     }

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
@@ -21,27 +21,57 @@ function link(modelsDir: string, rel: string): void {
   symlinkSync(join(SHARED_MODELS, rel), join(modelsDir, rel));
 }
 
+/** Writes placeholder files for an entry's required files (and those of the entries it requires). */
+function placeholders(modelsDir: string, id: string): void {
+  const entry = catalogueEntry(id)!;
+  for (const dep of entry.requires ?? []) placeholders(modelsDir, dep);
+  for (const f of entry.files) {
+    if (f.optional) continue;
+    mkdirSync(join(modelsDir, f.path, ".."), { recursive: true });
+    writeFileSync(join(modelsDir, f.path), "x");
+  }
+}
+const all = () => true;
+
 describe("catalogue data", () => {
-  test("entries have unique ids and well-formed files", () => {
+  test("entries have unique ids and well-formed files and sources", () => {
     const ids = CATALOGUE.map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const e of CATALOGUE) {
       expect(e.files.length).toBeGreaterThan(0);
       for (const f of e.files) {
-        expect(f.url).toMatch(/^https:\/\//);
-        expect(f.path.startsWith("/")).toBe(false);
+        if (f.url !== undefined) expect(f.url).toMatch(/^https:\/\//);
+        else expect(f.optional || (e.sources?.length ?? 0) > 0).toBe(true);
+        expect(f.path.startsWith(`${e.dir}/`)).toBe(true);
         expect(f.path.includes("..")).toBe(false);
         if (f.sha256 !== null) expect(f.sha256).toMatch(/^[0-9a-f]{64}$/);
       }
+      for (const id of e.requires ?? []) expect(catalogueEntry(id)).toBeDefined();
+      for (const s of e.sources ?? []) {
+        const pins = s.kind === "ct2-whisper" ? s.packages : s.kind === "extract" ? [s.package] : [];
+        for (const p of pins) {
+          expect(p.sha256).toMatch(/^[0-9a-f]{64}$/);
+          expect(p.file.startsWith(`${p.name.replaceAll("-", "_")}-${p.version}`)).toBe(true);
+        }
+      }
     }
   });
-  test("every public model lists known candidates, trantoria-1 ends with the isolated-token engine", () => {
+  test("public models: Whisper serves all three; the isolated-token recognizer serves none", () => {
     for (const m of PUBLIC_MODELS) for (const id of m.candidates) expect(catalogueEntry(id)).toBeDefined();
     expect(PUBLIC_MODELS.map((m) => m.model).sort()).toEqual(["solaria-1", "solaria-3", "trantoria-1"]);
-    const trantoria = PUBLIC_MODELS.find((m) => m.model === "trantoria-1")!;
-    expect(catalogueEntry(trantoria.candidates.at(-1)!)?.family).toBe("isolated-token");
+    const candidates = (model: string) => PUBLIC_MODELS.find((m) => m.model === model)!.candidates;
+    expect(candidates("solaria-1").slice(0, 2)).toEqual(["whisper-small", "whisper-base"]);
+    expect(candidates("solaria-3")).toEqual(["whisper-small", "whisper-base"]);
+    expect(candidates("trantoria-1")[0]).toBe("whisper-tiny.en");
+    for (const m of PUBLIC_MODELS) for (const id of m.candidates) expect(catalogueEntry(id)!.family).not.toBe("isolated-token");
+    expect(catalogueEntry("moonshine-micro-spelling")).toBeDefined();
+    // every entry the bootstrap installs has a pinned registry source
+    for (const id of ["whisper-tiny.en", "whisper-base", "whisper-assets", "silero-vad"]) {
+      expect(catalogueEntry(id)!.sources?.some((s) => s.kind !== "local")).toBe(true);
+    }
   });
   test("pinned sizes and hashes agree with the shared model files", async () => {
+    let checked = 0;
     for (const e of CATALOGUE) {
       for (const f of e.files) {
         if (f.sha256 === null) continue;
@@ -50,69 +80,71 @@ describe("catalogue data", () => {
         expect(file.size).toBe(f.size!);
         const hash = new Bun.CryptoHasher("sha256").update(await file.arrayBuffer()).digest("hex");
         expect(hash).toBe(f.sha256);
+        checked++;
       }
     }
+    expect(checked).toBeGreaterThan(0);
   });
 });
 
 describe("capabilities from MODELS_DIR", () => {
-  test("the shared models serve trantoria-1 (English) with the isolated-token engine and no solaria model", () => {
-    const caps = computeCapabilities(SHARED_MODELS);
-    const trantoria = caps.find((c) => c.model === "trantoria-1");
-    expect(trantoria).toBeDefined();
-    expect(trantoria!.engine).toBe("moonshine-micro-spelling");
-    expect(trantoria!.languages).toEqual(["en"]);
-    expect(trantoria!.translationTargets).toEqual([]);
-    expect(trantoria!.features).not.toContain("translation");
-    expect(trantoria!.profiles.length).toBeGreaterThan(0);
-    expect(caps.some((c) => c.model.startsWith("solaria"))).toBe(false);
-    expect(installedEntries(SHARED_MODELS).map((e) => e.id)).toContain("silero-vad");
+  test("the shared models alone (VAD, assets, isolated-token recognizer) serve no public model", () => {
+    expect(computeCapabilities(SHARED_MODELS)).toEqual([]);
+    const installed = installedEntries(SHARED_MODELS).map((e) => e.id);
+    expect(installed).toContain("silero-vad");
+    expect(installed).toContain("whisper-assets");
+    expect(installed).toContain("moonshine-micro-spelling");
   });
 
   test("capabilities follow files added to and removed from the directory", () => {
     const dir = tempModelsDir();
-    expect(computeCapabilities(dir)).toEqual([]);
+    expect(computeCapabilities(dir, { familyAvailable: all })).toEqual([]);
     link(dir, "moonshine-micro/spelling_cnn_meta.json");
-    expect(computeCapabilities(dir)).toEqual([]); // meta alone is not a model
-    link(dir, "moonshine-micro/spelling_cnn_mel.shrunk.onnx");
-    expect(computeCapabilities(dir).map((c) => [c.model, c.engine])).toEqual([["trantoria-1", "moonshine-micro-spelling-int8"]]);
     link(dir, "moonshine-micro/spelling_cnn_mel.onnx");
-    expect(computeCapabilities(dir).map((c) => c.engine)).toEqual(["moonshine-micro-spelling"]);
-    unlinkSync(join(dir, "moonshine-micro/spelling_cnn_mel.onnx"));
-    unlinkSync(join(dir, "moonshine-micro/spelling_cnn_mel.shrunk.onnx"));
-    expect(computeCapabilities(dir)).toEqual([]);
+    expect(computeCapabilities(dir, { familyAvailable: all })).toEqual([]); // command words only
+    placeholders(dir, "whisper-tiny.en");
+    expect(computeCapabilities(dir, { familyAvailable: all }).map((c) => [c.model, c.engine])).toEqual([["trantoria-1", "whisper-tiny.en"]]);
+    // a Whisper entry without the tokenizer assets it requires is not installed
+    rmSync(join(dir, "whisper-assets"), { recursive: true });
+    expect(isInstalled(catalogueEntry("whisper-tiny.en")!, dir)).toBe(false);
+    expect(computeCapabilities(dir, { familyAvailable: all })).toEqual([]);
   });
 
-  test("a whisper entry serves both solaria models once its files are present and its family loads", () => {
+  test("solaria-1 and solaria-3 prefer whisper-small, else whisper-base; trantoria-1 prefers tiny.en over the transducer", () => {
     const dir = tempModelsDir();
-    const entry = catalogueEntry("whisper-large-v3-turbo")!;
-    for (const f of entry.files) {
-      mkdirSync(join(dir, f.path, ".."), { recursive: true });
-      writeFileSync(join(dir, f.path), "x");
-    }
-    expect(isInstalled(entry, dir)).toBe(true);
-    const caps = computeCapabilities(dir, { familyAvailable: () => true });
+    placeholders(dir, "whisper-base");
+    placeholders(dir, "zipformer-en-streaming");
+    const engines = () => Object.fromEntries(computeCapabilities(dir, { familyAvailable: all }).map((c) => [c.model, c.engine]));
+    expect(engines()).toEqual({ "solaria-3": "whisper-base", "solaria-1": "whisper-base", "trantoria-1": "zipformer-en-streaming" });
+    placeholders(dir, "whisper-small");
+    placeholders(dir, "whisper-tiny.en");
+    expect(engines()).toEqual({ "solaria-3": "whisper-small", "solaria-1": "whisper-small", "trantoria-1": "whisper-tiny.en" });
+    const caps = computeCapabilities(dir, { familyAvailable: all });
     const s3 = caps.find((c) => c.model === "solaria-3")!;
     const s1 = caps.find((c) => c.model === "solaria-1")!;
-    expect(s3.engine).toBe("whisper-large-v3-turbo");
+    const t1 = caps.find((c) => c.model === "trantoria-1")!;
     expect(s3.translationTargets).toEqual(["en"]);
     expect(s3.features).toContain("translation");
     expect(s3.languages).toContain("fr");
-    expect(s3.languages).not.toContain("yue");
     expect(s1.features).not.toContain("translation");
-    expect(s1.languages).toContain("yue");
+    expect(s1.languages).toContain("de");
+    expect(t1.languages).toEqual(["en"]);
+    expect(t1.features).not.toContain("translation");
     // with the family not loadable, nothing is served
     expect(computeCapabilities(dir, { familyAvailable: () => false })).toEqual([]);
-    expect(servingEntries(dir, { familyAvailable: (f) => f !== "whisper" })).toEqual([]);
+    expect(servingEntries(dir, { familyAvailable: (f) => f !== "whisper" }).map((s) => s.entry.id)).toEqual(["zipformer-en-streaming"]);
   });
 });
 
 describe("canServe", () => {
-  const caps = computeCapabilities(SHARED_MODELS);
+  const dir = mkdtempSync(join(tmpdir(), "models-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  placeholders(dir, "whisper-tiny.en");
+  const caps = computeCapabilities(dir, { familyAvailable: all });
   test("accepts what the serving engine supports", () => {
     const v = canServe(caps, { model: "trantoria-1", languages: ["en"], features: ["end_of_turn"], profile: "low_latency" });
     expect(v.ok).toBe(true);
-    if (v.ok) expect(v.capability.engine).toBe("moonshine-micro-spelling");
+    if (v.ok) expect(v.capability.engine).toBe("whisper-tiny.en");
   });
   test("refuses with a reason", () => {
     const cases: [Parameters<typeof canServe>[1], RegExp][] = [

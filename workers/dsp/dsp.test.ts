@@ -155,6 +155,35 @@ describe("whisperLogMel", () => {
     expect(maxDiff).toBeLessThan(1e-5);
   });
 
+  test("30-s padding: the frames after the audio (not computed) equal those of the audio padded by hand", () => {
+    const speech = readWavFile(resolve(SHARED, "audio/jfk.wav")).samples.subarray(0, 40_123);
+    const filters = loadWhisperMelFilters(ASSETS, 80);
+    const fast = whisperLogMel(speech, 80, { filters, padToSamples: 480000 });
+    const byHand = new Float32Array(480000);
+    byHand.set(speech);
+    const full = whisperLogMel(byHand, 80, { filters });
+    expect(fast.nFrames).toBe(3000);
+    let maxDiff = 0;
+    for (let i = 0; i < full.data.length; i++) maxDiff = Math.max(maxDiff, Math.abs(full.data[i] - fast.data[i]));
+    expect(maxDiff).toBeLessThan(1e-6);
+    // Digital silence alone: every frame is log10(1e-10), i.e. (−10 + 4) / 4.
+    expect(new Set(whisperLogMel(new Float32Array(0), 80, { padToSamples: 480000 }).data)).toEqual(new Set([-1.5]));
+  });
+
+  test("faster-whisper's tail: the audio (and 160 zero samples) normalised alone, then zero features", () => {
+    const speech = readWavFile(resolve(SHARED, "audio/jfk.wav")).samples.subarray(0, 40_123);
+    const filters = loadWhisperMelFilters(ASSETS, 80);
+    const padded = whisperLogMel(speech, 80, { filters, padToSamples: 480000, tail: "features" });
+    const withHop = new Float32Array(speech.length + 160);
+    withHop.set(speech);
+    const own = whisperLogMel(withHop, 80, { filters });
+    expect(own.nFrames).toBe(Math.floor(40_123 / 160) + 1);
+    for (let m = 0; m < 80; m += 7) {
+      for (let t = 0; t < own.nFrames; t++) expect(padded.data[m * 3000 + t]).toBeCloseTo(own.data[m * own.nFrames + t], 6);
+      for (let t = own.nFrames; t < 3000; t += 97) expect(padded.data[m * 3000 + t]).toBe(0);
+    }
+  });
+
   test("rejects unsupported band counts and a filter bank of the wrong size", () => {
     expect(() => whisperLogMel(tone(440, 1), 64 as 80)).toThrow(RangeError);
     expect(() => whisperLogMel(tone(440, 1), 80, { filters: new Float32Array(10) })).toThrow(RangeError);

@@ -51,11 +51,34 @@ export interface WhisperLogMelOptions {
   padToSamples?: number;
   /** Filter bank to use instead of the computed one (e.g. from `loadWhisperMelFilters`). */
   filters?: Float32Array;
+  /**
+   * How the frames after the audio are filled when `padToSamples` lengthens it:
+   * - `"audio"` (openai/whisper and Hugging Face): the audio is padded with zeros, so those frames are
+   *   the floor value (max − 8 + 4) / 4;
+   * - `"features"` (faster-whisper): the log-mel of the audio (and 160 zero samples) is normalised on
+   *   its own and the features are padded with 0.
+   */
+  tail?: "audio" | "features";
+}
+
+/** Power spectrum frames of `audio` followed by `zeros` zero samples (centred, reflect-padded). */
+function melFrames(audio: Float32Array, filters: Float32Array, nMels: number, zeros: number): { mel: Float64Array; nFrames: number } {
+  let signal = audio;
+  if (zeros > 0) {
+    signal = new Float32Array(audio.length + zeros);
+    signal.set(audio);
+  }
+  const spec = powerSpectrogram(signal, { nFft: WHISPER_N_FFT, hop: WHISPER_HOP, window: hann400, center: true });
+  const nFrames = spec.nFrames - 1; // whisper drops the last STFT frame
+  return { mel: applyFilterBank(filters, nMels, spec.data, nFrames, N_BINS), nFrames };
 }
 
 /**
  * Whisper log-mel spectrogram of 16 kHz mono audio. Returns row-major [nMels, nFrames] with
  * nFrames = floor(samples / 160) (after padding/trimming).
+ *
+ * Frames whose window lies wholly in the zero padding are not computed: their power is exactly 0,
+ * so their log-mel is log10(1e-10) before the floor, as the full computation would give.
  */
 export function whisperLogMel(
   samples: Float32Array,
@@ -63,16 +86,6 @@ export function whisperLogMel(
   opts: WhisperLogMelOptions = {},
 ): { data: Float32Array; nFrames: number } {
   if (nMels !== 80 && nMels !== 128) throw new RangeError(`Whisper uses 80 or 128 mel bands, not ${nMels}`);
-  let audio = samples;
-  if (opts.padToSamples !== undefined) {
-    const target = opts.padToSamples;
-    if (!Number.isInteger(target) || target < 0) throw new RangeError(`padToSamples must be a non-negative integer`);
-    if (audio.length !== target) {
-      const resized = new Float32Array(target);
-      resized.set(audio.length > target ? audio.subarray(0, target) : audio);
-      audio = resized;
-    }
-  }
   let filters = opts.filters;
   if (!filters) {
     filters = filterCache.get(nMels);
@@ -82,19 +95,42 @@ export function whisperLogMel(
     }
   }
   if (filters.length !== nMels * N_BINS) throw new RangeError("filter bank does not match n_mels × 201");
-  if (audio.length === 0) return { data: new Float32Array(0), nFrames: 0 };
-
-  const spec = powerSpectrogram(audio, { nFft: WHISPER_N_FFT, hop: WHISPER_HOP, window: hann400, center: true });
-  const nFrames = spec.nFrames - 1; // whisper drops the last STFT frame
-  const mel = applyFilterBank(filters, nMels, spec.data, nFrames, N_BINS);
-  let max = -Infinity;
-  for (let i = 0; i < mel.length; i++) {
-    const v = Math.log10(Math.max(mel[i], 1e-10));
-    mel[i] = v;
-    if (v > max) max = v;
+  const target = opts.padToSamples;
+  if (target !== undefined && (!Number.isInteger(target) || target < 0)) throw new RangeError(`padToSamples must be a non-negative integer`);
+  const audio = target !== undefined && samples.length > target ? samples.subarray(0, target) : samples;
+  const totalSamples = target ?? audio.length;
+  const nFrames = Math.floor(totalSamples / WHISPER_HOP);
+  if (totalSamples === 0 || nFrames === 0) return { data: new Float32Array(0), nFrames: 0 };
+  if (audio.length === 0) {
+    // All zeros: every frame is log10(1e-10) = −10, floored at itself → (−10 + 4) / 4; features padding gives 0.
+    return { data: new Float32Array(nMels * nFrames).fill(opts.tail === "features" ? 0 : -1.5), nFrames };
   }
+
+  // Zeros needed after the audio so that every frame touching it is computed exactly: half a window
+  // (plus the centring), but never beyond the padded length.
+  const padding = totalSamples - audio.length;
+  const features = opts.tail === "features" && padding > 0;
+  const zeros = features ? Math.min(padding, WHISPER_HOP) : Math.min(padding, WHISPER_N_FFT + WHISPER_HOP);
+  const computed = melFrames(audio, filters, nMels, zeros);
+  const nComputed = Math.min(computed.nFrames, nFrames);
+  const mel = computed.mel;
+  let max = -Infinity;
+  for (let m = 0; m < nMels; m++) {
+    for (let t = 0; t < nComputed; t++) {
+      const i = m * computed.nFrames + t;
+      const v = Math.log10(Math.max(mel[i], 1e-10));
+      mel[i] = v;
+      if (v > max) max = v;
+    }
+  }
+  if (!features && nComputed < nFrames) max = Math.max(max, -10);
   const floor = max - 8;
-  const data = new Float32Array(mel.length);
-  for (let i = 0; i < mel.length; i++) data[i] = (Math.max(mel[i], floor) + 4) / 4;
+  const data = new Float32Array(nMels * nFrames);
+  const tailValue = features ? 0 : (Math.max(-10, floor) + 4) / 4;
+  for (let m = 0; m < nMels; m++) {
+    const row = m * nFrames;
+    for (let t = 0; t < nComputed; t++) data[row + t] = (Math.max(mel[m * computed.nFrames + t], floor) + 4) / 4;
+    if (nComputed < nFrames) data.fill(tailValue, row + nComputed, row + nFrames);
+  }
   return { data, nFrames };
 }

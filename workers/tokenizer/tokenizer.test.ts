@@ -54,6 +54,9 @@ describe("Whisper special tokens", () => {
   test("prompt sequences", () => {
     expect(multi.sotSequence("en", "transcribe", true)).toEqual([50258, 50259, 50359]);
     expect(multi.sotSequence("fr", "translate", false)).toEqual([50258, 50265, 50358, 50363]);
+    // English-only models: <|startoftranscript|> alone (no language, no task token).
+    expect(gpt2.sotSequence(undefined, undefined, true)).toEqual([50257]);
+    expect(gpt2.sotSequence(undefined, undefined, false)).toEqual([50257, 50362]);
   });
 });
 

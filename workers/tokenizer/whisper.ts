@@ -141,11 +141,14 @@ export class WhisperTokenizer {
     return this.languageById.get(id);
   }
 
-  /** The decoder prompt: <|startoftranscript|> [<|lang|>] <|task|> [<|notimestamps|>]. */
-  sotSequence(language: string | undefined, task: WhisperTask, timestamps: boolean): number[] {
+  /**
+   * The decoder prompt: <|startoftranscript|> [<|lang|>] [<|task|>] [<|notimestamps|>]. English-only
+   * models take neither a language nor a task token (openai/whisper passes both as None for them).
+   */
+  sotSequence(language: string | undefined, task: WhisperTask | undefined, timestamps: boolean): number[] {
     const seq = [this.sot];
     if (language !== undefined) seq.push(this.languageToken(language));
-    seq.push(task === "translate" ? this.translate : this.transcribe);
+    if (task !== undefined) seq.push(task === "translate" ? this.translate : this.transcribe);
     if (!timestamps) seq.push(this.noTimestamps);
     return seq;
   }

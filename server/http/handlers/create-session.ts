@@ -11,6 +11,7 @@ import type { SessionRecord } from "../../store/types.ts";
 import { ApiError, badRequest } from "../errors.ts";
 import type { Handler } from "../handler.ts";
 import { semanticErrors } from "../../options/rules.ts";
+import { defaultModel, installHint } from "../../serving.ts";
 
 export const NO_ENDPOINT = "no inference endpoint available";
 
@@ -30,7 +31,6 @@ export const createLiveSession: Handler<"createLiveSession"> = async ({ info, pr
     throw new ApiError(402, "the account has no credits left", "insufficient_credits");
   }
 
-  const applied = applyDefaults(init);
   let caps;
   try {
     caps = await deps.coordinator.capabilities();
@@ -38,6 +38,7 @@ export const createLiveSession: Handler<"createLiveSession"> = async ({ info, pr
     if (e instanceof NoCapacityError) throw new ApiError(503, "inference is busy, retry later", "no_capacity");
     throw e;
   }
+  const applied = applyDefaults(init.model == null ? { ...init, model: defaultModel(caps) } : init);
   const verdict = canServe(caps, {
     model: applied.model,
     languages: applied.language_config.languages,
@@ -45,7 +46,9 @@ export const createLiveSession: Handler<"createLiveSession"> = async ({ info, pr
     profile: applied.profile,
   });
   if (!verdict.ok) {
-    const message = verdict.reason.startsWith(NO_ENDPOINT) ? verdict.reason : `${NO_ENDPOINT}: ${verdict.reason}`;
+    const served = caps.some((c) => c.model === applied.model);
+    const reason = served ? verdict.reason : `${verdict.reason}: ${installHint(applied.model)}`;
+    const message = reason.startsWith(NO_ENDPOINT) ? reason : `${NO_ENDPOINT}: ${reason}`;
     throw new ApiError(500, message, "no_inference_endpoint");
   }
 

@@ -1,9 +1,12 @@
 /** GET /v2/live/defaults, GET /v2/live/capabilities, POST /v1/callbacks/large-language-model. */
 import type { LiveCapabilities, TranslationLanguageCode } from "../../../generated/openapi/types.gen.ts";
 import { liveDefaults } from "../../options/defaults.ts";
+import { defaultModel } from "../../serving.ts";
 import type { Handler } from "../handler.ts";
 
-export const getLiveDefaults: Handler<"getLiveDefaults"> = ({ reply }) => reply(200, liveDefaults);
+/** The applied defaults; `model` is the one a session without a model gets here (a served one when any is). */
+export const getLiveDefaults: Handler<"getLiveDefaults"> = async ({ deps, reply }) =>
+  reply(200, { ...liveDefaults, model: defaultModel(await deps.coordinator.capabilities()) });
 
 export const getLiveCapabilities: Handler<"getLiveCapabilities"> = async ({ deps, reply }) => {
   const caps = await deps.coordinator.capabilities();

@@ -12,13 +12,33 @@ export interface DecoderCallTrace {
   useCacheBranch: boolean;
 }
 
-/** Key/value caches of one hypothesis: the self-attention caches grow, the cross-attention ones are fixed. */
+/**
+ * Key/value caches of a batch of hypotheses (one row each): the self-attention caches grow, the
+ * cross-attention ones are fixed (and the same for every row of one window).
+ */
 export interface DecoderCache {
-  /** `past_key_values.{i}.decoder.{key,value}` → tensor [1, heads, past, headDim]. */
+  /** `past_key_values.{i}.decoder.{key,value}` → tensor [batch, heads, past, headDim]. */
   self: Record<string, ort.Tensor>;
-  /** `past_key_values.{i}.encoder.{key,value}` → tensor [1, heads, frames, headDim]. */
+  /** `past_key_values.{i}.encoder.{key,value}` → tensor [batch, heads, frames, headDim]. */
   cross: Record<string, ort.Tensor>;
   length: number;
+}
+
+/** Rows of a [batch, …] float tensor, copied into a new tensor in the given order. */
+function gatherRows(t: ort.Tensor, rows: readonly number[]): ort.Tensor {
+  const data = t.data as Float32Array;
+  const rowSize = data.length / t.dims[0];
+  const out = new Float32Array(rowSize * rows.length);
+  rows.forEach((r, i) => out.set(data.subarray(r * rowSize, (r + 1) * rowSize), i * rowSize));
+  return new ort.Tensor("float32", out, [rows.length, ...t.dims.slice(1)]);
+}
+
+/** The first `n` rows of a [batch, …] float tensor (a view when possible). */
+function firstRows(t: ort.Tensor, n: number): ort.Tensor {
+  if (t.dims[0] === n) return t;
+  const data = t.data as Float32Array;
+  const rowSize = data.length / t.dims[0];
+  return new ort.Tensor("float32", data.slice(0, n * rowSize), [n, ...t.dims.slice(1)]);
 }
 
 export interface DecoderStep {
@@ -80,5 +100,53 @@ export class WhisperDecoder {
       throw new Error(`decoder logits have ${logits.dims[2]} columns, config says vocab_size ${this.vocabSize}`);
     }
     return { logits: logits.data as Float32Array, cache: next };
+  }
+
+  /**
+   * A cache holding rows `parents` of `cache` (a row may appear several times): the self-attention
+   * caches are copied row by row, the cross-attention caches (equal on every row) are widened from
+   * the first row once and then shared.
+   */
+  reorder(cache: DecoderCache, parents: readonly number[]): DecoderCache {
+    const self: Record<string, ort.Tensor> = {};
+    for (const [name, t] of Object.entries(cache.self)) self[name] = gatherRows(t, parents);
+    const cross: Record<string, ort.Tensor> = {};
+    for (const [name, t] of Object.entries(cache.cross)) {
+      cross[name] = t.dims[0] >= parents.length ? firstRows(t, parents.length) : gatherRows(t, parents.map(() => 0));
+    }
+    return { self, cross, length: cache.length };
+  }
+
+  /**
+   * One step of a batch: row r feeds `tokens[r]` after the tokens cached in row r of `cache`.
+   * Returns the logits [rows, vocab] and the grown cache.
+   */
+  async step(tokens: readonly number[], encoderHidden: ort.Tensor, cache: DecoderCache): Promise<DecoderStep> {
+    const n = tokens.length;
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new ort.Tensor("int64", BigInt64Array.from(tokens, (t) => BigInt(t)), [n, 1]),
+      encoder_hidden_states: encoderHidden.dims[0] === n ? encoderHidden : this.widen(encoderHidden, n),
+      use_cache_branch: new ort.Tensor("bool", [true], [1]),
+      ...cache.self,
+      ...cache.cross,
+    };
+    this.onCall?.({ inputIds: [...tokens], pastLength: cache.length, useCacheBranch: true });
+    const out = await this.session.run(feeds);
+    const self: Record<string, ort.Tensor> = {};
+    for (let i = 0; i < this.layers; i++) {
+      for (const kv of ["key", "value"]) self[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`];
+    }
+    return { logits: out.logits.data as Float32Array, cache: { self, cross: cache.cross, length: cache.length + 1 } };
+  }
+
+  private widened: { source: ort.Tensor; tensor: ort.Tensor } | null = null;
+
+  /** The encoder output repeated to `n` rows (kept for the window's later steps). */
+  private widen(hidden: ort.Tensor, n: number): ort.Tensor {
+    const w = this.widened;
+    if (w && w.source === hidden && w.tensor.dims[0] >= n) return firstRows(w.tensor, n);
+    const tensor = gatherRows(hidden, Array.from({ length: n }, () => 0));
+    this.widened = { source: hidden, tensor };
+    return tensor;
   }
 }

@@ -9,7 +9,7 @@ import * as ort from "onnxruntime-node";
 import { WHISPER_CHUNK_SAMPLES, WHISPER_SAMPLE_RATE, loadWhisperMelFilters, whisperLogMel } from "../../dsp/whisper-mel.ts";
 import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
 import type { Engine, EngineInfo, LanguageProbability, TranscribeRequest, TranscribeResult, WordTiming } from "../types.ts";
-import { loadWhisperConfig, type WhisperModelConfig } from "./config.ts";
+import { loadWhisperConfig, type QuantizedChoice, type WhisperModelConfig } from "./config.ts";
 import { type DecoderCallTrace, WhisperDecoder } from "./decoder.ts";
 import { LogitFilters, decodeWindow, logSoftmax, type SearchResult } from "./search.ts";
 import { compressionRatio, tokensToSegments, type TimedSegment } from "./segments.ts";
@@ -30,6 +30,14 @@ export interface WhisperDecodingOptions {
   timestamps: boolean;
   /** Seed of the sampler used at temperatures above 0. */
   seed: number;
+  /**
+   * How a window shorter than 30 s is padded before the encoder: `"audio"` pads the audio with zeros
+   * (openai/whisper's reference log-mel), `"features"` pads the normalised log-mel with zeros
+   * (faster-whisper's front end). See `whisperLogMel`.
+   */
+  padding: "audio" | "features";
+  /** Audio whose peak stays below this (−60 dBFS) is silence: nothing is decoded (Whisper hallucinates on it). */
+  silencePeak: number;
 }
 
 export const DEFAULT_DECODING: WhisperDecodingOptions = {
@@ -40,6 +48,8 @@ export const DEFAULT_DECODING: WhisperDecodingOptions = {
   noSpeechThreshold: 0.6,
   timestamps: true,
   seed: 1,
+  padding: "features",
+  silencePeak: 1e-3,
 };
 
 export interface WhisperEngineOptions {
@@ -50,8 +60,11 @@ export interface WhisperEngineOptions {
   name?: string;
   threads?: number;
   nMels?: 80 | 128;
-  preferQuantized?: boolean;
+  /** int8 files for both parts (true), neither (false, default) or the encoder only ("encoder"). */
+  preferQuantized?: QuantizedChoice;
   decoding?: Partial<WhisperDecodingOptions>;
+  /** Task when a request names none (a catalogue entry may serve translation only). Default transcribe. */
+  task?: "transcribe" | "translate";
   /** Voice-activity gate: when it returns false the audio is reported as no speech without decoding. */
   vad?: (audio: Float32Array) => boolean | Promise<boolean>;
   /** Called before every decoder run (diagnostics). */
@@ -71,9 +84,14 @@ export interface WhisperTranscribeResult extends TranscribeResult {
   segments: TimedSegment[];
   /** Decoding statistics of the window(s): average log-probability, no-speech probability, gzip ratio. */
   stats: { avgLogprob: number; noSpeechProb: number; compressionRatio: number; temperature: number }[];
+  /** Language probabilities of the first window when the language was detected, most likely first. */
+  languageProbabilities?: LanguageProbability[];
 }
 
+/** Prompt tokens after <|startofprev|>: openai/whisper's n_text_ctx / 2 − 1. */
 const MAX_PROMPT_TOKENS = 223;
+/** Of those, at most this many for the custom vocabulary; previous text fills the rest. */
+const MAX_VOCABULARY_TOKENS = 111;
 const NO_SPEECH: Omit<WhisperTranscribeResult, "language"> = {
   text: "", confidence: 0, words: [], noSpeech: true, segments: [], stats: [],
 };
@@ -134,8 +152,8 @@ export class WhisperEngine implements Engine {
   }
 
   /** Runs the encoder on one ≤30-s window. */
-  private async encode(window: Float32Array): Promise<ort.Tensor> {
-    const mel = whisperLogMel(window, this.cfg.nMels, { padToSamples: WHISPER_CHUNK_SAMPLES, filters: this.melFilters });
+  private async encode(window: Float32Array, padding: WhisperDecodingOptions["padding"] = this.decoding.padding): Promise<ort.Tensor> {
+    const mel = whisperLogMel(window, this.cfg.nMels, { padToSamples: WHISPER_CHUNK_SAMPLES, filters: this.melFilters, tail: padding });
     const input = new ort.Tensor("float32", mel.data, [1, this.cfg.nMels, mel.nFrames]);
     const out = await this.encoder.run({ input_features: input });
     return out.last_hidden_state;
@@ -165,7 +183,7 @@ export class WhisperEngine implements Engine {
   async transcribe(request: TranscribeRequest): Promise<WhisperTranscribeResult> {
     const req = request as WhisperTranscribeRequest;
     checkAudio(req.audio);
-    const task = req.task ?? "transcribe";
+    const task = req.task ?? this.opts.task ?? "transcribe";
     if (task === "translate") {
       if (!this.cfg.multilingual) throw new RangeError("this model cannot translate (English-only)");
       if (req.targetLanguage !== undefined && req.targetLanguage !== "en") {
@@ -177,13 +195,15 @@ export class WhisperEngine implements Engine {
     if (this.opts.vad && !(await this.opts.vad(req.audio))) return { ...NO_SPEECH, language: fallbackLanguage };
 
     const decoding = { ...this.decoding, ...req.decoding };
+    if (peak(req.audio) < decoding.silencePeak) return { ...NO_SPEECH, language: fallbackLanguage };
     const temperatures = req.partial ? [0] : decoding.temperatures.length > 0 ? decoding.temperatures : [0];
     const beamSize = req.partial ? 1 : decoding.beamSize;
-    const context = this.vocabularyPrompt(req);
+    const context = this.contextPrompt(req);
 
     const segments: TimedSegment[] = [];
     const stats: WhisperTranscribeResult["stats"] = [];
     let language: string | undefined;
+    let languageProbabilities: LanguageProbability[] | undefined;
     let weighted = 0;
     let weight = 0;
     let seek = 0;
@@ -191,9 +211,15 @@ export class WhisperEngine implements Engine {
       const window = req.audio.subarray(seek, seek + WHISPER_CHUNK_SAMPLES);
       const offset = seek / WHISPER_SAMPLE_RATE;
       const windowSeconds = window.length / WHISPER_SAMPLE_RATE;
-      const hidden = await this.encode(window);
-      if (language === undefined) language = await this.chooseLanguage(hidden, req.languages);
-      const sot = this.tokenizer.sotSequence(this.cfg.multilingual ? language : undefined, task, decoding.timestamps);
+      const hidden = await this.encode(window, decoding.padding);
+      if (language === undefined) {
+        const chosen = await this.chooseLanguage(hidden, req.languages);
+        language = chosen.language;
+        languageProbabilities = chosen.probabilities;
+      }
+      const sot = this.cfg.multilingual
+        ? this.tokenizer.sotSequence(language, task, decoding.timestamps)
+        : this.tokenizer.sotSequence(undefined, undefined, decoding.timestamps);
       const prompt = [...context, ...sot];
       const filters = new LogitFilters({
         tokenizer: this.tokenizer,
@@ -204,22 +230,40 @@ export class WhisperEngine implements Engine {
       });
       const sampleLen = Math.min(224, Math.floor(this.cfg.maxTargetPositions / 2));
       const random = mulberry32(decoding.seed + seek);
-      let result: SearchResult | undefined;
-      let ratio = 0;
-      let temperature = 0;
+      // Temperature fallback as faster-whisper does it: stop at the first result that passes the
+      // checks (or is silence); when none does, keep the likeliest of those that are not too
+      // repetitive (of all, if every one is).
+      const tried: { result: SearchResult; ratio: number; temperature: number }[] = [];
+      let chosen: (typeof tried)[number] | undefined;
       for (const t of temperatures) {
-        temperature = t;
-        result = await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
+        const result = await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
           prompt, sotIndex: context.length, sampleLen, beamSize: t > 0 ? 1 : beamSize, temperature: t, random,
         });
-        ratio = compressionRatio(this.tokenizer.decode(result.tokens));
-        let fallback = ratio > decoding.compressionRatioThreshold || result.avgLogprob < decoding.logProbThreshold;
-        if (result.noSpeechProb > decoding.noSpeechThreshold) fallback = false;
-        if (!fallback) break;
+        const attempt = { result, ratio: compressionRatio(this.tokenizer.decode(result.tokens)), temperature: t };
+        tried.push(attempt);
+        const lowLogprob = result.avgLogprob < decoding.logProbThreshold;
+        let fallback = attempt.ratio > decoding.compressionRatioThreshold || lowLogprob;
+        if (result.noSpeechProb > decoding.noSpeechThreshold && lowLogprob) fallback = false; // silence
+        if (!fallback) {
+          chosen = attempt;
+          break;
+        }
       }
-      const r = result!;
+      const fallbackFailed = chosen === undefined;
+      if (!chosen) {
+        const pool = tried.filter((a) => a.ratio <= decoding.compressionRatioThreshold);
+        const best = (pool.length > 0 ? pool : tried).reduce((a, b) => (b.result.avgLogprob > a.result.avgLogprob ? b : a));
+        chosen = { ...best, temperature: tried[tried.length - 1].temperature }; // the last one tried, as faster-whisper reports
+      }
+      const { ratio, temperature } = chosen;
+      const r = chosen.result;
       stats.push({ avgLogprob: r.avgLogprob, noSpeechProb: r.noSpeechProb, compressionRatio: ratio, temperature });
-      const silent = r.noSpeechProb > decoding.noSpeechThreshold && r.avgLogprob < decoding.logProbThreshold;
+      // Silence (openai/whisper's rule), or a window where every temperature failed the checks while
+      // <|nospeech|> was still likely (half the threshold): what comes out then is made up.
+      const lowLogprob = r.avgLogprob < decoding.logProbThreshold;
+      const silent =
+        (r.noSpeechProb > decoding.noSpeechThreshold && lowLogprob) ||
+        (fallbackFailed && lowLogprob && r.noSpeechProb > decoding.noSpeechThreshold / 2);
       const repetitive = ratio > decoding.compressionRatioThreshold;
       if (!silent && !repetitive) {
         const windowSegments = tokensToSegments(this.tokenizer, r.tokens, r.tokenLogprobs, offset, windowSeconds, language);
@@ -232,9 +276,10 @@ export class WhisperEngine implements Engine {
     const text = segments.map((s) => s.text).join(" ").trim();
     const words: WordTiming[] = segments.flatMap((s) => s.words);
     const lang = language ?? fallbackLanguage;
-    if (text === "") return { ...NO_SPEECH, language: lang, stats };
+    const detected = languageProbabilities ? { languageProbabilities } : {};
+    if (text === "") return { ...NO_SPEECH, language: lang, stats, ...detected };
     const confidence = Math.round(Math.exp(weight > 0 ? weighted / weight : 0) * 1000) / 1000;
-    return { text, language: lang, confidence, words, noSpeech: false, segments, stats };
+    return { text, language: lang, confidence, words, noSpeech: false, segments, stats, ...detected };
   }
 
   /** openai/whisper's seek: resume at the last timestamp unless the window ended on a lone timestamp. */
@@ -249,27 +294,45 @@ export class WhisperEngine implements Engine {
     return samples > 0 ? samples : windowSamples;
   }
 
-  private async chooseLanguage(hidden: ort.Tensor, languages?: string[]): Promise<string> {
-    if (!this.cfg.multilingual) return "en";
+  private async chooseLanguage(
+    hidden: ort.Tensor,
+    languages?: string[],
+  ): Promise<{ language: string; probabilities?: LanguageProbability[] }> {
+    if (!this.cfg.multilingual) return { language: "en" };
     if (languages && languages.length === 1) {
       this.tokenizer.languageToken(languages[0]);
-      return languages[0];
+      return { language: languages[0] };
     }
-    return (await this.languageProbs(hidden, languages))[0].language;
+    const probabilities = await this.languageProbs(hidden, languages);
+    return { language: probabilities[0].language, probabilities };
   }
 
-  /** <|startofprev|> + the vocabulary phrases, Whisper's way of biasing toward given words. */
-  private vocabularyPrompt(req: TranscribeRequest): number[] {
+  /**
+   * Whisper's prompt (openai/whisper `initial_prompt` and `condition_on_previous_text`):
+   * <|startofprev|>, the vocabulary phrases (kept first, like faster-whisper's hotwords; ended by a
+   * full stop, without which English-only models take the list for words already spoken and skip
+   * them), then the end of the previous text, at most MAX_PROMPT_TOKENS in all.
+   */
+  private contextPrompt(req: TranscribeRequest): number[] {
     const phrases = (req.vocabulary ?? []).map((v) => v.phrase.trim()).filter((p) => p !== "");
-    if (phrases.length === 0) return [];
-    const ids = this.tokenizer.encode(` ${phrases.join(", ")}`).slice(-MAX_PROMPT_TOKENS);
-    return [this.tokenizer.sotPrev, ...ids];
+    const vocabulary = phrases.length > 0 ? this.tokenizer.encode(` ${phrases.join(", ")}.`).slice(0, MAX_VOCABULARY_TOKENS) : [];
+    const previous = (req.previousText ?? "").trim();
+    const room = MAX_PROMPT_TOKENS - vocabulary.length;
+    const history = previous !== "" ? this.tokenizer.encode(` ${previous}`).slice(-room) : [];
+    if (vocabulary.length + history.length === 0) return [];
+    return [this.tokenizer.sotPrev, ...vocabulary, ...history];
   }
 
   async dispose(): Promise<void> {
     await this.encoder.release();
     await this.decoderSession.release();
   }
+}
+
+function peak(audio: Float32Array): number {
+  let p = 0;
+  for (let i = 0; i < audio.length; i++) p = Math.max(p, Math.abs(audio[i]));
+  return p;
 }
 
 function checkAudio(audio: Float32Array): void {

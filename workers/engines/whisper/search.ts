@@ -132,14 +132,6 @@ export interface SearchResult {
   noSpeechProb: number;
 }
 
-interface Hypothesis {
-  tokens: number[];
-  logprobs: number[];
-  sum: number;
-  cache: DecoderCache;
-  /** Filtered log-probabilities for the next token. */
-  next: Float64Array;
-}
 
 /** Runs greedy decoding, temperature sampling or beam search for one 30-s window. */
 export async function decodeWindow(
@@ -190,42 +182,43 @@ export async function decodeWindow(
     return finish(tokens, logprobs, sum);
   }
 
+  // Beam search (openai/whisper's BeamSearchDecoder, patience 1): the live hypotheses run as one
+  // batch per step; each proposes its beam + 1 best tokens, the best `beam` that do not end stay
+  // live, and ending ones are kept until `beam` have finished.
   const beam = opts.beamSize;
-  let live: Hypothesis[] = [{ tokens: [], logprobs: [], sum: 0, cache: first.cache, next: logSoftmax(score(lastRow, [])) }];
+  let live: { tokens: number[]; logprobs: number[]; sum: number; next: Float64Array }[] = [
+    { tokens: [], logprobs: [], sum: 0, next: logSoftmax(score(lastRow, [])) },
+  ];
+  let cache = first.cache;
   const finished: { tokens: number[]; logprobs: number[]; sum: number }[] = [];
   for (let step = 0; step < opts.sampleLen && live.length > 0; step++) {
-    const candidates: { parent: Hypothesis; token: number; sum: number }[] = [];
-    const seen = new Set<string>();
-    for (const h of live) {
-      for (const token of topK(h.next, beam + 1)) {
-        const key = `${h.tokens.join(",")},${token}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        candidates.push({ parent: h, token, sum: h.sum + h.next[token] });
-      }
-    }
+    const candidates: { parent: number; token: number; sum: number }[] = [];
+    live.forEach((h, parent) => {
+      for (const token of topK(h.next, beam + 1)) candidates.push({ parent, token, sum: h.sum + h.next[token] });
+    });
     candidates.sort((a, b) => b.sum - a.sum);
     const kept: typeof candidates = [];
     for (const c of candidates) {
       if (c.token === eot) {
-        if (finished.length < beam) finished.push({ tokens: c.parent.tokens, logprobs: c.parent.logprobs, sum: c.sum });
+        const p = live[c.parent];
+        if (finished.length < beam) finished.push({ tokens: p.tokens, logprobs: p.logprobs, sum: c.sum });
       } else {
         kept.push(c);
         if (kept.length === beam) break;
       }
     }
-    if (finished.length >= beam || step === opts.sampleLen - 1) {
-      for (const c of kept) if (finished.length < beam) finished.push(extend(c));
-      live = [];
+    const extended = kept.map((c) => {
+      const p = live[c.parent];
+      return { tokens: [...p.tokens, c.token], logprobs: [...p.logprobs, p.next[c.token]], sum: c.sum };
+    });
+    if (finished.length >= beam || step === opts.sampleLen - 1 || kept.length === 0) {
+      for (const e of extended) if (finished.length < beam) finished.push(e);
       break;
     }
-    const nextLive: Hypothesis[] = [];
-    for (const c of kept) {
-      const ext = extend(c);
-      const out = await decoder.run([c.token], encoderHidden, c.parent.cache);
-      nextLive.push({ ...ext, cache: out.cache, next: logSoftmax(score(out.logits.slice(0, V), ext.tokens)) });
-    }
-    live = nextLive;
+    cache = decoder.reorder(cache, kept.map((c) => c.parent));
+    const out = await decoder.step(kept.map((c) => c.token), encoderHidden, cache);
+    cache = out.cache;
+    live = extended.map((e, r) => ({ ...e, next: logSoftmax(score(out.logits.slice(r * V, (r + 1) * V), e.tokens)) }));
   }
   if (finished.length === 0) return finish([], [], 0);
   // openai/whisper's ranking without a length penalty: sum log-probability / length.
@@ -239,10 +232,6 @@ export async function decodeWindow(
     }
   }
   return finish(best.tokens, best.logprobs, best.sum);
-
-  function extend(c: { parent: Hypothesis; token: number; sum: number }) {
-    return { tokens: [...c.parent.tokens, c.token], logprobs: [...c.parent.logprobs, c.parent.next[c.token]], sum: c.sum };
-  }
 }
 
 function sample(logprobs: Float64Array, random: () => number): number | undefined {

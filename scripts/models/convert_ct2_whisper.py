@@ -1,0 +1,449 @@
+#!/usr/bin/env python3
+"""Converts a CTranslate2 (faster-whisper) Whisper model into the onnx-community ONNX layout.
+
+Tooling only: `bun run models -- pull` runs this in the project's Python virtual environment
+(`scripts/models/requirements.txt`) when a Whisper model comes from a registry package that ships
+CTranslate2 weights. Nothing here is in the serving path.
+
+Steps:
+ 1. Read CTranslate2's `model.bin` (given whole or as `model.bin.partN` pieces). The format, version 6:
+    u32 binary version, string spec name, u32 spec revision, u32 variable count, then per variable:
+    string name, u8 rank, u32 dims, u8 dtype (float32, int8, int16, int32, float16, bfloat16),
+    u32 byte count, raw bytes; then u32 alias count and (alias, target) string pairs.
+    Strings are u16 length (with the NUL) + UTF-8 + NUL; all little-endian.
+ 2. Invert CTranslate2's Whisper converter: its self-attention holds Q, K and V fused in `linear_0`,
+    its cross-attention holds Q in `linear_0` and K, V fused in `linear_1`; Whisper's K projection has
+    no bias (CTranslate2 stores zeros there, which attention ignores anyway). The result is a Hugging
+    Face `WhisperForConditionalGeneration` state dict, with `config.json` (dimensions from the weight
+    shapes) and `generation_config.json` (special tokens from the model's `tokenizer.json`, alignment
+    heads and suppressed tokens from CTranslate2's `config.json`).
+ 3. Export with the upstream exporter, optimum's ONNX export for
+    `automatic-speech-recognition-with-past`, which writes `encoder_model.onnx` and
+    `decoder_model_merged.onnx` as in the onnx-community exports, and add int8 variants
+    (`*_quantized.onnx`) made with onnxruntime's dynamic quantization.
+ 4. Verify: compare the encoder's outputs with CTranslate2's on the same features, then decode a
+    known clip with faster-whisper on the original CTranslate2 weights and with the exported ONNX files (fp32 and int8) through onnxruntime, greedy, and require the same words
+    (word error rate at most --max-wer against the reference decoder). Exit status 1 otherwise.
+
+Usage:
+  convert_ct2_whisper.py --source DIR [--source DIR ...] --out DIR [--audio CLIP.wav] [--language en]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import struct
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+DTYPES = [np.float32, np.int8, np.int16, np.int32, np.float16, None]  # None: bfloat16 (not used by Whisper)
+
+
+def log(msg: str) -> None:
+    print(f"[convert] {msg}", flush=True)
+
+
+# ---------------------------------------------------------------------------------------------- CT2 model.bin
+
+
+def assemble_ct2_dir(sources: list[Path], dest: Path) -> Path:
+    """Copies a CTranslate2 model directory out of one or more unpacked packages (joining model.bin.partN)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    parts: list[tuple[int, Path]] = []
+    whole: Path | None = None
+    for src in sources:
+        for f in sorted(src.rglob("*")):
+            if not f.is_file():
+                continue
+            m = re.fullmatch(r"model\.bin\.part(\d+)", f.name)
+            if m:
+                parts.append((int(m.group(1)), f))
+            elif f.name == "model.bin":
+                whole = f
+            elif f.name in ("config.json", "tokenizer.json", "vocabulary.txt", "vocabulary.json", "preprocessor_config.json"):
+                shutil.copyfile(f, dest / f.name)
+    target = dest / "model.bin"
+    if whole is not None:
+        shutil.copyfile(whole, target)
+    elif parts:
+        numbers = sorted(n for n, _ in parts)
+        if numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+            raise SystemExit(f"model.bin parts are not consecutive: {numbers}")
+        with open(target, "wb") as out:
+            for _, p in sorted(parts):
+                with open(p, "rb") as f:
+                    shutil.copyfileobj(f, out, 1 << 24)
+    else:
+        raise SystemExit(f"no model.bin or model.bin.partN under {', '.join(map(str, sources))}")
+    for needed in ("config.json", "tokenizer.json"):
+        if not (dest / needed).exists():
+            raise SystemExit(f"{needed} missing from {', '.join(map(str, sources))}")
+    return dest
+
+
+def read_ct2(path: Path) -> tuple[str, dict[str, np.ndarray]]:
+    """Parses a CTranslate2 model.bin into name -> array (aliases resolved)."""
+    buf = memoryview(path.read_bytes())
+    off = 0
+
+    def u(fmt: str) -> int:
+        nonlocal off
+        (v,) = struct.unpack_from("<" + fmt, buf, off)
+        off += struct.calcsize(fmt)
+        return v
+
+    def s() -> str:
+        nonlocal off
+        n = u("H")
+        v = bytes(buf[off : off + n - 1]).decode("utf-8")
+        off += n
+        return v
+
+    version = u("I")
+    if version < 5 or version > 6:
+        raise SystemExit(f"{path}: unsupported CTranslate2 binary version {version}")
+    spec = s()
+    u("I")  # spec revision
+    variables: dict[str, np.ndarray] = {}
+    for _ in range(u("I")):
+        name = s()
+        shape = [u("I") for _ in range(u("B"))]
+        dtype = DTYPES[u("B")]
+        nbytes = u("I")
+        if off + nbytes > len(buf):
+            raise SystemExit(f"{path}: truncated at variable {name} (incomplete download or missing part?)")
+        if dtype is None:
+            raise SystemExit(f"{path}: variable {name} is bfloat16, not supported")
+        variables[name] = np.frombuffer(buf[off : off + nbytes], dtype=dtype).reshape(shape)
+        off += nbytes
+    for _ in range(u("I")):
+        alias, target = s(), s()
+        variables[alias] = variables[target]
+    if off != len(buf):
+        raise SystemExit(f"{path}: {len(buf) - off} trailing bytes")
+    if spec != "WhisperSpec":
+        raise SystemExit(f"{path}: spec {spec}, expected WhisperSpec")
+    if any(k.endswith("weight_scale") for k in variables):
+        raise SystemExit(f"{path}: int8-quantized CTranslate2 weights are not supported (need float16/float32)")
+    return spec, variables
+
+
+# ------------------------------------------------------------------------------------- HF state dict + configs
+
+
+def to_hf_state_dict(v: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], dict]:
+    """Maps CTranslate2 Whisper variables to WhisperForConditionalGeneration names (float32)."""
+    f = lambda k: np.asarray(v[k], dtype=np.float32)  # noqa: E731
+    sd: dict[str, np.ndarray] = {}
+    n_enc = len({m.group(1) for k in v if (m := re.match(r"encoder/layer_(\d+)/", k))})
+    n_dec = len({m.group(1) for k in v if (m := re.match(r"decoder/layer_(\d+)/", k))})
+    d = v["encoder/conv1/weight"].shape[0]
+
+    def linear(hf: str, ct2: str, rows: slice | None = None, bias: bool = True) -> None:
+        w, b = f(f"{ct2}/weight"), f(f"{ct2}/bias")
+        rows = rows or slice(None)
+        sd[f"{hf}.weight"] = w[rows]
+        if bias:
+            sd[f"{hf}.bias"] = b[rows]
+
+    def norm(hf: str, ct2: str) -> None:
+        sd[f"{hf}.weight"], sd[f"{hf}.bias"] = f(f"{ct2}/gamma"), f(f"{ct2}/beta")
+
+    def self_attn(hf: str, ct2: str) -> None:
+        linear(f"{hf}.q_proj", f"{ct2}/linear_0", slice(0, d))
+        linear(f"{hf}.k_proj", f"{ct2}/linear_0", slice(d, 2 * d), bias=False)
+        linear(f"{hf}.v_proj", f"{ct2}/linear_0", slice(2 * d, 3 * d))
+        linear(f"{hf}.out_proj", f"{ct2}/linear_1")
+
+    def cross_attn(hf: str, ct2: str) -> None:
+        linear(f"{hf}.q_proj", f"{ct2}/linear_0")
+        linear(f"{hf}.k_proj", f"{ct2}/linear_1", slice(0, d), bias=False)
+        linear(f"{hf}.v_proj", f"{ct2}/linear_1", slice(d, 2 * d))
+        linear(f"{hf}.out_proj", f"{ct2}/linear_2")
+
+    def ffn(hf: str, ct2: str) -> None:
+        linear(f"{hf}.fc1", f"{ct2}/linear_0")
+        linear(f"{hf}.fc2", f"{ct2}/linear_1")
+        norm(f"{hf}.final_layer_norm", f"{ct2}/layer_norm")
+
+    for conv in ("conv1", "conv2"):
+        sd[f"model.encoder.{conv}.weight"] = f(f"encoder/{conv}/weight")
+        sd[f"model.encoder.{conv}.bias"] = f(f"encoder/{conv}/bias")
+    sd["model.encoder.embed_positions.weight"] = f("encoder/position_encodings/encodings")
+    for i in range(n_enc):
+        hf, ct2 = f"model.encoder.layers.{i}", f"encoder/layer_{i}"
+        self_attn(f"{hf}.self_attn", f"{ct2}/self_attention")
+        norm(f"{hf}.self_attn_layer_norm", f"{ct2}/self_attention/layer_norm")
+        ffn(hf, f"{ct2}/ffn")
+    norm("model.encoder.layer_norm", "encoder/layer_norm")
+
+    sd["model.decoder.embed_tokens.weight"] = f("decoder/embeddings/weight")
+    sd["model.decoder.embed_positions.weight"] = f("decoder/position_encodings/encodings")
+    for i in range(n_dec):
+        hf, ct2 = f"model.decoder.layers.{i}", f"decoder/layer_{i}"
+        self_attn(f"{hf}.self_attn", f"{ct2}/self_attention")
+        norm(f"{hf}.self_attn_layer_norm", f"{ct2}/self_attention/layer_norm")
+        cross_attn(f"{hf}.encoder_attn", f"{ct2}/attention")
+        norm(f"{hf}.encoder_attn_layer_norm", f"{ct2}/attention/layer_norm")
+        ffn(hf, f"{ct2}/ffn")
+    norm("model.decoder.layer_norm", "decoder/layer_norm")
+    if "decoder/projection/weight" in v and not np.array_equal(v["decoder/projection/weight"], v["decoder/embeddings/weight"]):
+        raise SystemExit("output projection differs from the token embeddings; Whisper ties them")
+
+    dims = {
+        "d_model": d,
+        "num_mel_bins": int(v["encoder/conv1/weight"].shape[1]),
+        "vocab_size": int(v["decoder/embeddings/weight"].shape[0]),
+        "encoder_layers": n_enc,
+        "decoder_layers": n_dec,
+        "encoder_attention_heads": int(v["encoder/num_heads"]),
+        "decoder_attention_heads": int(v["decoder/num_heads"]),
+        "encoder_ffn_dim": int(v["encoder/layer_0/ffn/linear_0/weight"].shape[0]),
+        "decoder_ffn_dim": int(v["decoder/layer_0/ffn/linear_0/weight"].shape[0]),
+        "max_source_positions": int(v["encoder/position_encodings/encodings"].shape[0]),
+        "max_target_positions": int(v["decoder/position_encodings/encodings"].shape[0]),
+    }
+    return sd, dims
+
+
+def special_tokens(tokenizer_json: Path) -> dict[str, int]:
+    added = json.loads(tokenizer_json.read_text())["added_tokens"]
+    return {t["content"]: t["id"] for t in added}
+
+
+def build_configs(dims: dict, ct2_config: dict, tokens: dict[str, int]) -> tuple[dict, dict]:
+    """config.json and generation_config.json in the Hugging Face Whisper layout."""
+    multilingual = dims["vocab_size"] >= 51865
+    tok = lambda name: tokens[f"<|{name}|>"]  # noqa: E731
+    eot, sot = tok("endoftext"), tok("startoftranscript")
+    lang_to_id = {c: i for c, i in tokens.items() if re.fullmatch(r"<\|[a-z]{2,3}(-[A-Za-z]+)?\|>", c) and sot < i < tok("translate")}
+    suppress = list(ct2_config.get("suppress_ids") or [])
+    begin_suppress = list(ct2_config.get("suppress_ids_begin") or [220, eot])
+    config = {
+        "architectures": ["WhisperForConditionalGeneration"],
+        "model_type": "whisper",
+        "activation_function": "gelu",
+        "scale_embedding": False,
+        "use_cache": True,
+        "torch_dtype": "float32",
+        **dims,
+        "bos_token_id": eot,
+        "eos_token_id": eot,
+        "pad_token_id": eot,
+        "decoder_start_token_id": sot,
+        "begin_suppress_tokens": begin_suppress,
+        "median_filter_width": 7,
+    }
+    gen = {
+        "alignment_heads": ct2_config.get("alignment_heads")
+        or [[l, h] for l in range(dims["decoder_layers"] // 2, dims["decoder_layers"]) for h in range(dims["decoder_attention_heads"])],
+        "begin_suppress_tokens": begin_suppress,
+        "bos_token_id": eot,
+        "decoder_start_token_id": sot,
+        "eos_token_id": eot,
+        "pad_token_id": eot,
+        "is_multilingual": multilingual,
+        "max_initial_timestamp_index": 50,
+        "max_length": dims["max_target_positions"],
+        "no_timestamps_token_id": tok("notimestamps"),
+        "prev_sot_token_id": tok("startofprev"),
+        "return_timestamps": False,
+        "suppress_tokens": suppress,
+    }
+    if multilingual:
+        gen["lang_to_id"] = lang_to_id
+        gen["task_to_id"] = {"transcribe": tok("transcribe"), "translate": tok("translate")}
+    return config, gen
+
+
+# -------------------------------------------------------------------------------------------- export, quantize
+
+
+def export_onnx(ct2_dir: Path, work: Path, out: Path) -> None:
+    import torch
+    from transformers import WhisperConfig, WhisperFeatureExtractor, WhisperForConditionalGeneration
+
+    _, variables = read_ct2(ct2_dir / "model.bin")
+    sd, dims = to_hf_state_dict(variables)
+    ct2_config = json.loads((ct2_dir / "config.json").read_text())
+    config, gen = build_configs(dims, ct2_config, special_tokens(ct2_dir / "tokenizer.json"))
+    log(f"dims: {json.dumps(dims)}; multilingual={gen['is_multilingual']}")
+
+    hf_dir = work / "hf"
+    model = WhisperForConditionalGeneration(WhisperConfig(**config))
+    missing, unexpected = model.load_state_dict({k: torch.from_numpy(a) for k, a in sd.items()}, strict=False)
+    missing = [m for m in missing if m != "proj_out.weight"]  # tied to the token embeddings
+    if missing or unexpected:
+        raise SystemExit(f"state dict mismatch: missing {missing}, unexpected {unexpected}")
+    model.tie_weights()
+    model.save_pretrained(hf_dir)
+    (hf_dir / "generation_config.json").write_text(json.dumps(gen, indent=2) + "\n")
+    WhisperFeatureExtractor(feature_size=dims["num_mel_bins"]).save_pretrained(hf_dir)
+    shutil.copyfile(ct2_dir / "tokenizer.json", hf_dir / "tokenizer.json")
+    del model, sd, variables
+
+    from optimum.exporters.onnx import main_export
+
+    onnx_dir = work / "onnx"
+    t0 = time.time()
+    main_export(
+        str(hf_dir),
+        output=str(onnx_dir),
+        task="automatic-speech-recognition-with-past",
+        do_validation=False,
+        device="cpu",
+        library_name="transformers",
+    )
+    log(f"exported in {time.time() - t0:.0f} s")
+
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("encoder_model", "decoder_model_merged"):
+        src = onnx_dir / f"{name}.onnx"
+        if not src.exists():
+            raise SystemExit(f"exporter did not write {src.name}")
+        shutil.copyfile(src, out / f"{name}.onnx")
+        for extra in onnx_dir.glob(f"{name}.onnx_data"):
+            shutil.copyfile(extra, out / extra.name)
+        t0 = time.time()
+        quantize_dynamic(
+            str(src),
+            str(out / f"{name}_quantized.onnx"),
+            weight_type=QuantType.QUInt8,
+            extra_options={"EnableSubgraph": True, "MatMulConstBOnly": True},
+        )
+        log(f"quantized {name} in {time.time() - t0:.0f} s")
+    for f in ("config.json", "generation_config.json", "preprocessor_config.json", "tokenizer.json"):
+        shutil.copyfile(hf_dir / f, out / f)
+
+
+# ----------------------------------------------------------------------------------------------------- verify
+
+
+def normalize(text: str) -> list[str]:
+    return re.sub(r"[^\w\s']", " ", text.lower()).split()
+
+
+def wer(ref: list[str], hyp: list[str]) -> float:
+    dp = list(range(len(hyp) + 1))
+    for i, r in enumerate(ref, 1):
+        prev, dp[0] = dp[0], i
+        for j, h in enumerate(hyp, 1):
+            prev, dp[j] = dp[j], min(dp[j] + 1, dp[j - 1] + 1, prev + (r != h))
+    return dp[len(hyp)] / max(1, len(ref))
+
+
+def decode_onnx(out: Path, work: Path, audio: np.ndarray, language: str | None, quantized: bool) -> str:
+    """Greedy decode through the exported files with onnxruntime (optimum's ORT seq2seq model)."""
+    from optimum.onnxruntime import ORTModelForSpeechSeq2Seq
+    from transformers import GenerationConfig, WhisperFeatureExtractor
+    from faster_whisper.tokenizer import Tokenizer
+    import tokenizers
+
+    # optimum finds the merged decoder by its standard name only: show it one variant at a time
+    suffix = "_quantized" if quantized else ""
+    view = work / f"verify{suffix}"
+    shutil.rmtree(view, ignore_errors=True)
+    view.mkdir(parents=True)
+    for f in out.iterdir():
+        if f.suffix == ".json":
+            (view / f.name).symlink_to(f.resolve())
+    for name in ("encoder_model", "decoder_model_merged"):
+        (view / f"{name}.onnx").symlink_to((out / f"{name}{suffix}.onnx").resolve())
+    model = ORTModelForSpeechSeq2Seq.from_pretrained(str(view), use_merged=True, use_cache=True, provider="CPUExecutionProvider")
+    model.generation_config = GenerationConfig.from_pretrained(str(view))
+    fe = WhisperFeatureExtractor.from_pretrained(str(view))
+    feats = fe(audio, sampling_rate=16000, return_tensors="pt").input_features
+    kwargs = {"language": language, "task": "transcribe"} if model.generation_config.is_multilingual else {}
+    ids = model.generate(feats, max_new_tokens=200, num_beams=1, do_sample=False, **kwargs)[0].tolist()
+    multi = model.generation_config.is_multilingual
+    tok = Tokenizer(tokenizers.Tokenizer.from_file(str(out / "tokenizer.json")), multi, task="transcribe" if multi else None, language=language if multi else None)
+    return tok.decode([i for i in ids if i < tok.eot]).strip()
+
+
+def compare_encoders(ct2_dir: Path, out: Path, audio: np.ndarray) -> float:
+    """Largest absolute difference between CTranslate2's and the ONNX encoder's outputs on the same features."""
+    import ctranslate2
+    import onnxruntime as ort
+    from transformers import WhisperFeatureExtractor
+
+    fe = WhisperFeatureExtractor.from_pretrained(str(out))
+    feats = fe(audio, sampling_rate=16000, return_tensors="np").input_features.astype(np.float32)
+    ct2 = ctranslate2.models.Whisper(str(ct2_dir), device="cpu", compute_type="float32", intra_threads=2)
+    ref = np.array(ct2.encode(ctranslate2.StorageView.from_array(feats), to_cpu=True))
+    del ct2
+    sess = ort.InferenceSession(str(out / "encoder_model.onnx"), providers=["CPUExecutionProvider"])
+    got = sess.run(None, {sess.get_inputs()[0].name: feats})[0]
+    return float(np.max(np.abs(ref - got)) / max(1e-6, float(np.max(np.abs(ref)))))
+
+
+def verify(ct2_dir: Path, out: Path, work: Path, audio_path: Path | None, language: str | None, max_wer: float) -> dict:
+    from faster_whisper import WhisperModel, decode_audio
+
+    if audio_path is None:
+        # no clip at hand: a deterministic chirp still exercises every encoder weight
+        t = np.arange(16000 * 5, dtype=np.float32) / 16000
+        chirp = (0.3 * np.sin(2 * np.pi * (200 + 300 * t) * t)).astype(np.float32)
+        diff = compare_encoders(ct2_dir, out, chirp)
+        log(f"encoder outputs vs CTranslate2 (chirp): max relative difference {diff:.2e}")
+        if diff > 1e-3:
+            raise SystemExit(f"verification failed: encoder outputs differ from CTranslate2's by {diff:.2e}")
+        return {"clip": None, "encoder_max_rel_diff": diff}
+    audio = decode_audio(str(audio_path), sampling_rate=16000)
+    diff = compare_encoders(ct2_dir, out, audio)
+    log(f"encoder outputs vs CTranslate2: max relative difference {diff:.2e}")
+    if diff > 1e-3:
+        raise SystemExit(f"verification failed: encoder outputs differ from CTranslate2's by {diff:.2e}")
+    ref_model = WhisperModel(str(ct2_dir), device="cpu", compute_type="float32", cpu_threads=2)
+    segments, _ = ref_model.transcribe(audio, beam_size=1, language=language, without_timestamps=True, temperature=0.0, vad_filter=False)
+    reference = " ".join(s.text.strip() for s in segments)
+    del ref_model
+    result = {"clip": audio_path.name, "encoder_max_rel_diff": diff, "faster_whisper": reference}
+    log(f"faster-whisper (CTranslate2 original): {reference}")
+    ok = True
+    for quantized in (False, True):
+        key = "onnx_int8" if quantized else "onnx_fp32"
+        text = decode_onnx(out, work, audio, language, quantized)
+        w = wer(normalize(reference), normalize(text))
+        result[key], result[f"{key}_wer"] = text, round(w, 4)
+        log(f"{key}: {text}  (WER vs faster-whisper {w:.3f})")
+        ok &= w <= max_wer
+    if not ok:
+        raise SystemExit(f"verification failed: the converted model's text differs from faster-whisper's by more than WER {max_wer}")
+    return result
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--source", type=Path, action="append", required=True, help="unpacked package dir(s) with the CTranslate2 files")
+    ap.add_argument("--out", type=Path, required=True, help="output directory (onnx-community layout)")
+    ap.add_argument("--work", type=Path, help="scratch directory (default: <out>.work, removed on success)")
+    ap.add_argument("--audio", type=Path, help="speech clip decoded by both models to verify the conversion (without one, only the encoders are compared)")
+    ap.add_argument("--language", default="en", help="language of the clip (default en)")
+    ap.add_argument("--max-wer", type=float, default=0.05, help="largest word error rate allowed against faster-whisper")
+    args = ap.parse_args()
+
+    t0 = time.time()
+    work = args.work or args.out.with_name(args.out.name + ".work")
+    if args.out.exists():
+        shutil.rmtree(args.out)
+    shutil.rmtree(work, ignore_errors=True)
+    ct2_dir = assemble_ct2_dir(args.source, work / "ct2")
+    export_onnx(ct2_dir, work, args.out)
+    result = verify(ct2_dir, args.out, work, args.audio, args.language, args.max_wer)
+    result["seconds"] = round(time.time() - t0, 1)
+    result["files"] = {p.name: p.stat().st_size for p in sorted(args.out.iterdir())}
+    (args.out / "conversion.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    shutil.rmtree(work, ignore_errors=True)
+    log(f"done in {result['seconds']} s: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+/**
+ * Decoding context a session hands to its engine with every transcription: the custom vocabulary
+ * of its options and the text it has already committed on the channel (engines that take a prompt,
+ * such as Whisper, condition on both).
+ */
+import type { Utterance } from "../../generated/openapi/types.gen.ts";
+import type { VocabularyEntry } from "../../workers/engines/types.ts";
+import type { AppliedOptions } from "../options/defaults.ts";
+
+/** Characters of committed text handed on as context (Whisper keeps at most 223 tokens of it). */
+const PREVIOUS_TEXT_CHARS = 600;
+const DEFAULT_INTENSITY = 0.5;
+
+/** The session's custom vocabulary as engine entries (empty unless `custom_vocabulary` is on). */
+export function sessionVocabulary(options: AppliedOptions): VocabularyEntry[] {
+  const rp = options.realtime_processing;
+  if (!rp?.custom_vocabulary || !rp.custom_vocabulary_config) return [];
+  const intensity = rp.custom_vocabulary_config.default_intensity ?? DEFAULT_INTENSITY;
+  return rp.custom_vocabulary_config.vocabulary.map((v) =>
+    typeof v === "string"
+      ? { phrase: v, intensity }
+      : {
+          phrase: v.value,
+          intensity: v.intensity ?? intensity,
+          ...(v.pronunciations ? { pronunciations: v.pronunciations } : {}),
+          ...(v.language ? { language: v.language } : {}),
+        },
+  );
+}
+
+/** The end of the text committed on `channel` so far (empty when nothing is). */
+export function previousText(utterances: readonly Utterance[], channel: number): string {
+  let text = "";
+  for (let i = utterances.length - 1; i >= 0 && text.length < PREVIOUS_TEXT_CHARS; i--) {
+    const u = utterances[i]!;
+    if (u.channel === channel && u.text !== "") text = text === "" ? u.text : `${u.text} ${text}`;
+  }
+  return text.length > PREVIOUS_TEXT_CHARS ? text.slice(text.length - PREVIOUS_TEXT_CHARS).replace(/^\S*\s/, "") : text;
+}

