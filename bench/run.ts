@@ -16,7 +16,7 @@ import { cpuSeconds, loadAverage, rssMb, threadCpu } from "./lib/proc.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const quick = process.argv.includes("--quick");
-const MODELS_DIR = path.resolve(process.env.MODELS_DIR ?? path.join(ROOT, "../shared/models"));
+const MODELS_DIR = path.resolve(process.env.MODELS_DIR ?? path.join(ROOT, "models"));
 const MODEL = process.env.BENCH_MODEL ?? "trantoria-1";
 const CLIPS = quick ? DEFAULT_CLIPS.slice(0, 6) : DEFAULT_CLIPS;
 const CPU_STREAMS = 4;
