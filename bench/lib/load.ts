@@ -33,7 +33,7 @@ async function openSocket(t: Target): Promise<string> {
 }
 
 /** One session streaming `frames` (100 ms each); `realtime` paces them, otherwise they go at once. */
-export async function runStream(t: Target, frames: Uint8Array[], realtime: boolean, frameMs = 100): Promise<StreamResult> {
+export async function runStream(t: Target, frames: Uint8Array[], realtime: boolean, frameMs = 100, drainMs = 60_000): Promise<StreamResult> {
   const url = await openSocket(t);
   const ws = new WebSocket(url);
   ws.binaryType = "arraybuffer";
@@ -75,15 +75,20 @@ export async function runStream(t: Target, frames: Uint8Array[], realtime: boole
   }
   if (realtime) t0 += frameMs / 1000; // frame i's audio ends at (i + 1) * frameMs
   ws.send(JSON.stringify({ type: "stop_recording" }));
-  result.closeCode = await closed;
+  // A service that cannot keep up is not waited for past `drainMs`: the stream counts as incomplete.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const gaveUp = new Promise<number>((resolve) => (timer = setTimeout(() => resolve(-1), drainMs)));
+  result.closeCode = await Promise.race([closed, gaveUp]);
+  clearTimeout(timer);
+  if (result.closeCode === -1) ws.close();
   return result;
 }
 
 /** `n` concurrent streams, started `staggerMs` apart so their frames do not all land together. */
-export async function runStreams(t: Target, n: number, frames: Uint8Array[], realtime: boolean, staggerMs = 37): Promise<StreamResult[]> {
+export async function runStreams(t: Target, n: number, frames: Uint8Array[], realtime: boolean, staggerMs = 37, drainMs = 60_000): Promise<StreamResult[]> {
   const runs: Promise<StreamResult>[] = [];
   for (let i = 0; i < n; i++) {
-    runs.push(runStream(t, frames, realtime));
+    runs.push(runStream(t, frames, realtime, 100, drainMs));
     if (staggerMs > 0 && i < n - 1) await Bun.sleep(staggerMs % 100);
   }
   return Promise.all(runs);
