@@ -52,7 +52,8 @@ export const AddonResultSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableAddonResultError'
         }
     }
 } as const;
@@ -114,7 +115,8 @@ export const AudioChunkAckMessageSchema = {
                     },
                     description: 'The same range in milliseconds.'
                 }
-            }
+            },
+            title: 'AudioChunkAckMessageData'
         }
     }
 } as const;
@@ -146,7 +148,8 @@ export const AudioChunkMessageSchema = {
                     pattern: '^[A-Za-z0-9+/]*={0,2}$',
                     description: 'Base64 of raw audio in the session\'s encoding, bit depth, rate and channels.'
                 }
-            }
+            },
+            title: 'AudioChunkMessageData'
         }
     }
 } as const;
@@ -208,7 +211,7 @@ export const CallbackConfigSchema = {
             type: 'string',
             format: 'uri',
             minLength: 1,
-            description: 'URL receiving the messages.'
+            description: 'URL receiving the messages: http or https, without credentials, whose host resolves only to public addresses. Loopback, private, link-local and other internal destinations are refused with 400 naming this field unless the operator allows them; a destination refused later (its name now resolving to an internal address) is reported once with an `error` message on the WebSocket.'
         },
         receive_partial_transcripts: {
             type: 'boolean',
@@ -672,7 +675,8 @@ export const CustomSpellingConfigSchema = {
                 items: {
                     type: 'string'
                 }
-            }
+            },
+            title: 'CustomSpellingConfigSpellingDictionary'
         }
     }
 } as const;
@@ -907,16 +911,21 @@ export const EndOfTurnMessageSchema = {
                     description: 'Probability that the speaker finished.'
                 },
                 reason: {
-                    type: [
-                        'string',
-                        'null'
+                    oneOf: [
+                        {
+                            type: 'string',
+                            enum: [
+                                'model',
+                                'timeout'
+                            ],
+                            title: 'EndOfTurnMessageDataReason'
+                        },
+                        {
+                            type: 'null'
+                        }
                     ],
-                    enum: [
-                        'model',
-                        'timeout',
-                        null
-                    ],
-                    description: '`model`: the probability crossed the threshold; `timeout`: the silence reached `stop_s`.'
+                    description: '`model`: the probability crossed the threshold; `timeout`: the silence reached `stop_s`.',
+                    title: 'NullableEndOfTurnMessageDataReason'
                 },
                 end: {
                     type: [
@@ -933,7 +942,8 @@ export const EndOfTurnMessageSchema = {
                     minimum: 0,
                     description: 'Seconds of speech in the turn.'
                 }
-            }
+            },
+            title: 'EndOfTurnMessageData'
         }
     }
 } as const;
@@ -997,7 +1007,8 @@ export const EndOfTurnScoreMessageSchema = {
                     type: 'boolean',
                     description: 'True when this evaluation ended the turn.'
                 }
-            }
+            },
+            title: 'EndOfTurnScoreMessageData'
         }
     }
 } as const;
@@ -1033,7 +1044,8 @@ export const EndRecordingMessageSchema = {
                     minimum: 0,
                     description: 'Seconds of audio received.'
                 }
-            }
+            },
+            title: 'EndRecordingMessageData'
         }
     }
 } as const;
@@ -1667,7 +1679,8 @@ export const LiveSessionSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableLiveSessionFile'
         },
         request_params: {
             description: 'The options the session runs with.',
@@ -1678,7 +1691,8 @@ export const LiveSessionSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableLiveSessionRequestParams'
         },
         result: {
             description: 'The result, once the session ended.',
@@ -1689,7 +1703,8 @@ export const LiveSessionSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableLiveSessionResult'
         }
     }
 } as const;
@@ -1796,7 +1811,8 @@ export const LiveSessionInitSchema = {
         custom_metadata: {
             type: 'object',
             additionalProperties: true,
-            description: 'Free key/value data stored with the session; the session list can filter on it.'
+            description: 'Free key/value data stored with the session; the session list can filter on it. Objects and arrays nest at most 64 levels (as in the whole request body).',
+            title: 'LiveSessionInitCustomMetadata'
         }
     },
     examples: [
@@ -1921,11 +1937,17 @@ export const LlmCallbackRequestSchema = {
             description: 'State of the LLM request.'
         },
         data: {
-            type: [
-                'object',
-                'array'
+            anyOf: [
+                {
+                    type: 'object',
+                    title: 'LlmCallbackRequestData'
+                },
+                {
+                    type: 'array',
+                    items: {}
+                }
             ],
-            description: 'The LLM response; an empty object or array is accepted.'
+            description: 'The LLM response; an empty object or array is accepted. Objects and arrays nest at most 64 levels.'
         }
     }
 } as const;
@@ -1942,7 +1964,8 @@ export const MessageErrorSchema = {
                 message: {
                     type: 'string'
                 }
-            }
+            },
+            title: 'MessageError'
         },
         {
             type: 'null'
@@ -2068,7 +2091,8 @@ export const NamedEntitySchema = {
                     type: 'string',
                     description: 'Same value as `label`.'
                 }
-            }
+            },
+            title: 'NamedEntity'
         }
     ]
 } as const;
@@ -2122,9 +2146,11 @@ export const NamedEntityRecognitionMessageSchema = {
                                 $ref: '#/components/schemas/NamedEntity'
                             }
                         }
-                    }
+                    },
+                    title: 'NamedEntityRecognitionMessageData'
                 }
-            ]
+            ],
+            title: 'NullableNamedEntityRecognitionMessageData'
         }
     }
 } as const;
@@ -2192,7 +2218,8 @@ export const PiiMessageSchema = {
                         $ref: '#/components/schemas/Entity'
                     }
                 }
-            }
+            },
+            title: 'PiiMessageData'
         }
     }
 } as const;
@@ -2387,7 +2414,8 @@ export const SentenceSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableSentenceError'
         },
         results: {
             type: [
@@ -2450,9 +2478,11 @@ export const SentimentAnalysisMessageSchema = {
                                 $ref: '#/components/schemas/SentimentResult'
                             }
                         }
-                    }
+                    },
+                    title: 'SentimentAnalysisMessageData'
                 }
-            ]
+            ],
+            title: 'NullableSentimentAnalysisMessageData'
         }
     }
 } as const;
@@ -2748,9 +2778,11 @@ export const StopRecordingAckMessageSchema = {
                             minimum: 0,
                             description: 'Seconds of audio still to transcribe.'
                         }
-                    }
+                    },
+                    title: 'StopRecordingAckMessageData'
                 }
-            ]
+            ],
+            title: 'NullableStopRecordingAckMessageData'
         }
     }
 } as const;
@@ -2782,7 +2814,8 @@ export const SubtitleSchema = {
             enum: [
                 'srt',
                 'vtt'
-            ]
+            ],
+            title: 'SubtitleFormat'
         },
         subtitles: {
             type: 'string'
@@ -2803,7 +2836,8 @@ export const SummarizationConfigSchema = {
                 'concise'
             ],
             default: 'general',
-            description: 'Summary style.'
+            description: 'Summary style.',
+            title: 'SummarizationConfigType'
         }
     }
 } as const;
@@ -2853,7 +2887,8 @@ export const TranscriptMessageSchema = {
                 utterance: {
                     $ref: '#/components/schemas/Utterance'
                 }
-            }
+            },
+            title: 'TranscriptMessageData'
         }
     }
 } as const;
@@ -2964,9 +2999,11 @@ export const TranscriptionResultSchema = {
                                 $ref: '#/components/schemas/TranslatedTranscription'
                             }
                         }
-                    }
+                    },
+                    title: 'TranscriptionResultTranslation'
                 }
-            ]
+            ],
+            title: 'TranscriptionResultTranslation'
         },
         named_entity_recognition: {
             description: 'Entities of the whole session.',
@@ -2989,9 +3026,11 @@ export const TranscriptionResultSchema = {
                                 $ref: '#/components/schemas/NamedEntity'
                             }
                         }
-                    }
+                    },
+                    title: 'TranscriptionResultNamedEntityRecognition'
                 }
-            ]
+            ],
+            title: 'TranscriptionResultNamedEntityRecognition'
         },
         sentiment_analysis: {
             description: 'Sentiment of the whole session, as a JSON string.',
@@ -3011,9 +3050,11 @@ export const TranscriptionResultSchema = {
                                 'null'
                             ]
                         }
-                    }
+                    },
+                    title: 'TranscriptionResultSentimentAnalysis'
                 }
-            ]
+            ],
+            title: 'TranscriptionResultSentimentAnalysis'
         }
     }
 } as const;
@@ -3036,7 +3077,8 @@ export const TranslatedTranscriptionSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableTranslatedTranscriptionError'
         },
         full_transcript: {
             type: 'string'
@@ -3080,7 +3122,8 @@ export const TranslationConfigSchema = {
                 'enhanced'
             ],
             default: 'base',
-            description: 'Translation quality tier.'
+            description: 'Translation quality tier.',
+            title: 'TranslationConfigModel'
         },
         match_original_utterances: {
             type: 'boolean',
@@ -3208,9 +3251,11 @@ export const TranslationMessageSchema = {
                         translated_utterance: {
                             $ref: '#/components/schemas/Utterance'
                         }
-                    }
+                    },
+                    title: 'TranslationMessageData'
                 }
-            ]
+            ],
+            title: 'NullableTranslationMessageData'
         }
     }
 } as const;

@@ -81,11 +81,14 @@ function typeOf(schema: ParameterObject["schema"]): string | undefined {
   return Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
 }
 
+const INTEGER = /^-?[0-9]+$/;
+const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
+
 function coerce(value: string, type: string | undefined): unknown {
   if (type === "integer" || type === "number") {
-    if (value.trim() === "") return value;
-    const n = Number(value);
-    return Number.isNaN(n) ? value : n;
+    // Decimal notation only: `Number()` would also read "0x10", "1e3", " 7 " and "Infinity".
+    if (!(type === "integer" ? INTEGER : DECIMAL).test(value)) return value;
+    return Number(value);
   }
   if (type === "boolean") return value === "true" ? true : value === "false" ? false : value;
   return value;

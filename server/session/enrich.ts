@@ -8,7 +8,8 @@
  * Adding an add-on: implement `Enricher` in its own module, and return it from `createEnrichers`
  * when the session's options turn it on (see ARCHITECTURE.md, "add an add-on").
  */
-import type { Utterance } from "../../generated/openapi/types.gen.ts";
+import type { LiveSessionInit, Utterance } from "../../generated/openapi/types.gen.ts";
+import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
 import type { Logger } from "../log.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
 import type { MessageFactory, SessionMessage } from "./messages.ts";
@@ -17,6 +18,10 @@ import type { MessageFactory, SessionMessage } from "./messages.ts";
 export interface EnrichContext {
   sessionId: string;
   options: AppliedOptions;
+  /** The init body as the client sent it (tells an option asked for from one filled in by default). */
+  requested: LiveSessionInit;
+  /** Inference, for add-ons that run the session's recognizer (translation). */
+  coordinator: InferenceCoordinator;
   messages: MessageFactory;
   log: Logger;
   /** Delivers a message now (filtered by the session's flags like every other message). */
@@ -27,6 +32,8 @@ export interface EnrichContext {
 export interface UtteranceRef {
   id: string;
   channel: number;
+  /** The utterance's mono 16 kHz audio (finals). */
+  audio?: Float32Array;
 }
 
 /** What an enricher returns for an utterance: a replacement utterance and/or messages that follow its transcript. */

@@ -30,6 +30,7 @@ import type { PersistedSession } from "./persist.ts";
 import { createSessionRecording, type SessionRecording } from "./recording.ts";
 import { buildResult, buildTranscription } from "./result.ts";
 import { Transcriber } from "./transcriber.ts";
+import { audioArrived, messageSent } from "../metrics/index.ts";
 
 export type { SessionSink } from "./outlet.ts";
 
@@ -136,7 +137,15 @@ export class LiveSession {
     let session: LiveSession | undefined;
     const messages = new MessageFactory(record.id, () => deps.clock.now());
     const log = deps.log.child({ session_id: record.id });
-    const ctx: EnrichContext = { sessionId: record.id, options, messages, log, emit: (m) => session?.emit(m) };
+    const ctx: EnrichContext = {
+      sessionId: record.id,
+      options,
+      requested: record.requestedOptions,
+      coordinator: deps.coordinator,
+      messages,
+      log,
+      emit: (m) => session?.emit(m),
+    };
     const enrichment = new EnrichmentPipeline((deps.enrichers ?? createEnrichers)(options, ctx), log);
     let acks: SessionAcks | undefined;
     const frontend = await createAudioFrontend({
@@ -282,6 +291,7 @@ export class LiveSession {
 
   /** Delivers a message (filtered by the session's flags). */
   private emit(message: SessionMessage): void {
+    messageSent(this, message);
     this.outlet.emit(message);
   }
 
@@ -289,7 +299,8 @@ export class LiveSession {
 
   private accept(fresh: Uint8Array): void {
     // The plan's maximum duration: audio past it is not taken, and the recording stops there.
-    const { bytes, cut } = this.intake.take(fresh);
+    const { bytes, cut, offset } = this.intake.take(fresh);
+    audioArrived(this, this.acks.secondsAt(offset), this.acks.secondsAt(offset + bytes.length));
     this.enqueue(() => this.process(bytes));
     if (cut && this.phase === "recording") this.stop("max_duration");
   }

@@ -177,7 +177,7 @@ export class Transcriber {
       if (r && r.text.trim() !== "" && !this.host.isEnded()) {
         const recognized = this.toUtterance(r, channel, start, end);
         const { utterance, messages } = this.host.enrichment.active
-          ? await this.host.enrichment.final(recognized, { id: key, channel })
+          ? await this.host.enrichment.final(recognized, { id: key, channel, audio })
           : { utterance: recognized, messages: [] };
         this.utterances.push(utterance);
         this.deliver(key, true, utterance, messages);
