@@ -82,6 +82,7 @@ export const validateEndOfTurnScoreMessage: ValidateFunction<T.EndOfTurnScoreMes
 export const validateEndRecordingMessage: ValidateFunction<T.EndRecordingMessage> = compile("EndRecordingMessage");
 export const validateEndSessionMessage: ValidateFunction<T.EndSessionMessage> = compile("EndSessionMessage");
 export const validateEntity: ValidateFunction<T.Entity> = compile("Entity");
+export const validateEntityName: ValidateFunction<T.EntityName> = compile("EntityName");
 export const validateEntitySelection: ValidateFunction<T.EntitySelection> = compile("EntitySelection");
 export const validateEntityToggle: ValidateFunction<T.EntityToggle> = compile("EntityToggle");
 export const validateEntityTypeSelection: ValidateFunction<T.EntityTypeSelection> = compile("EntityTypeSelection");
@@ -178,6 +179,7 @@ export type SchemaName =
   | "EndRecordingMessage"
   | "EndSessionMessage"
   | "Entity"
+  | "EntityName"
   | "EntitySelection"
   | "EntityToggle"
   | "EntityTypeSelection"
@@ -274,6 +276,7 @@ export interface SchemaTypes {
   EndRecordingMessage: T.EndRecordingMessage;
   EndSessionMessage: T.EndSessionMessage;
   Entity: T.Entity;
+  EntityName: T.EntityName;
   EntitySelection: T.EntitySelection;
   EntityToggle: T.EntityToggle;
   EntityTypeSelection: T.EntityTypeSelection;
@@ -371,6 +374,7 @@ export const validators: Record<SchemaName, ValidateFunction> = {
   EndRecordingMessage: validateEndRecordingMessage,
   EndSessionMessage: validateEndSessionMessage,
   Entity: validateEntity,
+  EntityName: validateEntityName,
   EntitySelection: validateEntitySelection,
   EntityToggle: validateEntityToggle,
   EntityTypeSelection: validateEntityTypeSelection,

@@ -12,7 +12,7 @@ need_apt=()
 command -v flac >/dev/null 2>&1 || need_apt+=(flac)
 command -v sox >/dev/null 2>&1 || need_apt+=(sox)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
-command -v espeak-ng >/dev/null 2>&1 || need_apt+=(espeak-ng)
+command -v espeak-ng >/dev/null 2>&1 || need_apt+=(espeak-ng) # synthesized speech in the add-on tests
 # model conversion tooling: a python3 that can make virtual environments
 if [ "${BOOTSTRAP_MODELS:-1}" != 0 ]; then
   if ! command -v "${PYTHON:-python3}" >/dev/null 2>&1; then

@@ -1137,13 +1137,46 @@ export const EntitySchema = {
     }
 } as const;
 
+export const EntityNameSchema = {
+    type: 'string',
+    description: 'An entity type or a preset naming several. Types: `name`, `organization`, `location`, `location_city`, `location_state`, `location_country`, `date`, `time`, `money`, `phone_number`, `email_address`, `url`, `ip_address`, `credit_card_number`, `iban`, `ssn`. Presets: `pii`, `pci`, `phi`, `contact`, `financial`, `number`, `ner`, `all`, and `location`, `date`, `name`, `organization` (which are also types or their groups).',
+    enum: [
+        'pii',
+        'pci',
+        'phi',
+        'contact',
+        'financial',
+        'number',
+        'ner',
+        'all',
+        'name',
+        'organization',
+        'location',
+        'location_city',
+        'location_state',
+        'location_country',
+        'date',
+        'time',
+        'money',
+        'phone_number',
+        'email_address',
+        'url',
+        'ip_address',
+        'credit_card_number',
+        'iban',
+        'ssn'
+    ]
+} as const;
+
 export const EntitySelectionSchema = {
     type: 'object',
     additionalProperties: false,
     description: 'Entity types to tag and the confidence needed.',
     properties: {
         entities: {
-            $ref: '#/components/schemas/EntityTypeSelection'
+            $ref: '#/components/schemas/EntityTypeSelection',
+            default: 'ner',
+            description: 'Types to tag; `ner` (names, organizations, places, dates, times, money) when omitted.'
         },
         threshold: {
             type: 'number',
@@ -1163,16 +1196,14 @@ export const EntityToggleSchema = {
         enable: {
             type: 'array',
             items: {
-                type: 'string',
-                minLength: 1
+                $ref: '#/components/schemas/EntityName'
             },
             description: 'Types or presets turned on.'
         },
         disable: {
             type: 'array',
             items: {
-                type: 'string',
-                minLength: 1
+                $ref: '#/components/schemas/EntityName'
             },
             description: 'Types or presets turned off.'
         }
@@ -1180,18 +1211,15 @@ export const EntityToggleSchema = {
 } as const;
 
 export const EntityTypeSelectionSchema = {
-    description: 'Which entity types: a preset or type name (presets include `pii`, `pci`, `phi`, `contact`, `financial`, `name`, `location`, `date`), a list of presets and types, or an object enabling and disabling types.',
-    default: 'pii',
+    description: 'Which entity types: a preset or type name, a list of presets and types, or an object enabling and disabling types.',
     anyOf: [
         {
-            type: 'string',
-            minLength: 1
+            $ref: '#/components/schemas/EntityName'
         },
         {
             type: 'array',
             items: {
-                type: 'string',
-                minLength: 1
+                $ref: '#/components/schemas/EntityName'
             }
         },
         {
@@ -2161,7 +2189,9 @@ export const PiiConfigSchema = {
     description: 'Personal-data redaction; an EntitySelection plus `return_entities`.',
     properties: {
         entities: {
-            $ref: '#/components/schemas/EntityTypeSelection'
+            $ref: '#/components/schemas/EntityTypeSelection',
+            default: 'pii',
+            description: 'Types to redact; the `pii` preset when omitted.'
         },
         threshold: {
             type: 'number',
@@ -3014,9 +3044,14 @@ export const TranscriptionResultSchema = {
                 {
                     type: 'object',
                     required: [
+                        'entity',
                         'results'
                     ],
                     properties: {
+                        entity: {
+                            type: 'string',
+                            description: 'The entities as a JSON string, as the hosted variant sends them.'
+                        },
                         results: {
                             type: [
                                 'array',

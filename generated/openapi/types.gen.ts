@@ -549,9 +549,17 @@ export type Entity = {
 };
 
 /**
+ * An entity type or a preset naming several. Types: `name`, `organization`, `location`, `location_city`, `location_state`, `location_country`, `date`, `time`, `money`, `phone_number`, `email_address`, `url`, `ip_address`, `credit_card_number`, `iban`, `ssn`. Presets: `pii`, `pci`, `phi`, `contact`, `financial`, `number`, `ner`, `all`, and `location`, `date`, `name`, `organization` (which are also types or their groups).
+ */
+export type EntityName = 'pii' | 'pci' | 'phi' | 'contact' | 'financial' | 'number' | 'ner' | 'all' | 'name' | 'organization' | 'location' | 'location_city' | 'location_state' | 'location_country' | 'date' | 'time' | 'money' | 'phone_number' | 'email_address' | 'url' | 'ip_address' | 'credit_card_number' | 'iban' | 'ssn';
+
+/**
  * Entity types to tag and the confidence needed.
  */
 export type EntitySelection = {
+    /**
+     * Types to tag; `ner` (names, organizations, places, dates, times, money) when omitted.
+     */
     entities?: EntityTypeSelection;
     /**
      * Confidence under which an entity is ignored.
@@ -566,17 +574,17 @@ export type EntityToggle = {
     /**
      * Types or presets turned on.
      */
-    enable?: Array<string>;
+    enable?: Array<EntityName>;
     /**
      * Types or presets turned off.
      */
-    disable?: Array<string>;
+    disable?: Array<EntityName>;
 };
 
 /**
- * Which entity types: a preset or type name (presets include `pii`, `pci`, `phi`, `contact`, `financial`, `name`, `location`, `date`), a list of presets and types, or an object enabling and disabling types.
+ * Which entity types: a preset or type name, a list of presets and types, or an object enabling and disabling types.
  */
-export type EntityTypeSelection = string | Array<string> | EntityToggle;
+export type EntityTypeSelection = EntityName | Array<EntityName> | EntityToggle;
 
 /**
  * Something failed during the session. Extra members may appear.
@@ -971,6 +979,9 @@ export type NamedEntityRecognitionMessage = {
  * Personal-data redaction; an EntitySelection plus `return_entities`.
  */
 export type PiiConfig = {
+    /**
+     * Types to redact; the `pii` preset when omitted.
+     */
     entities?: EntityTypeSelection;
     /**
      * Confidence under which an entity is ignored.
@@ -1393,6 +1404,10 @@ export type TranscriptionResult = {
      * Entities of the whole session.
      */
     named_entity_recognition?: AddonResult & {
+        /**
+         * The entities as a JSON string, as the hosted variant sends them.
+         */
+        entity: string;
         results: Array<NamedEntity> | null;
     };
     /**

@@ -344,7 +344,7 @@ export class LiveSession {
     const duration = this.acks.totalDuration();
     const utterances = this.transcriber.utterances;
     this.emit(this.messages.endRecording(duration));
-    const result = buildResult(utterances, { audioDurationS: duration, channels: this.format.channels, transcriptionTimeS: this.transcriber.transcriptionTimeS });
+    const result = { ...buildResult(utterances, { audioDurationS: duration, channels: this.format.channels, transcriptionTimeS: this.transcriber.transcriptionTimeS }), ...this.enrichment.result() };
     this.emit(this.messages.postTranscript(buildTranscription(utterances)));
     this.emit(this.messages.postFinalTranscript(result));
     // The final state is stored before the socket closes, so a client reading the session after the
