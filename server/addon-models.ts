@@ -6,7 +6,7 @@
  */
 import { createSpeakerLabeller, loadSpeakerEncoder } from "../workers/engines/speaker/index.ts";
 import { createTurnChannel, loadTurnModel } from "../workers/engines/turn/index.ts";
-import type { SileroVad } from "../workers/vad/silero.ts";
+import type { VadModel } from "../workers/vad/silero.ts";
 import type { Logger } from "./log.ts";
 import type { AudioAddons } from "./session/audio-addons.ts";
 
@@ -19,7 +19,7 @@ async function loaded<T>(what: string, p: Promise<T> | null, log: Logger): Promi
   }
 }
 
-export async function loadAudioAddons(modelsDir: string, vad: () => Promise<SileroVad>, log: Logger): Promise<AudioAddons> {
+export async function loadAudioAddons(modelsDir: string, vad: () => Promise<VadModel>, log: Logger): Promise<AudioAddons> {
   const turn = await loaded("end-of-turn", loadTurnModel(modelsDir), log);
   const speaker = await loaded("speaker-embedding", loadSpeakerEncoder(modelsDir), log);
   const turnVad = turn ? await loaded("voice activity", vad(), log) : null;

@@ -3,10 +3,8 @@
  * the published documents, the admin API. Bodies are parsed by the handlers (never by the framework),
  * so every error is the spec's error body with a request id.
  */
-import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { Elysia } from "elysia";
 import { operations } from "../generated/operations.ts";
-import { adminRouter } from "./admin/router.ts";
 import { apiKeyOf, authenticate } from "./auth/authenticate.ts";
 import type { AppDeps } from "./deps.ts";
 import { clientAddress, type RequestInfo } from "./http/context.ts";
@@ -141,8 +139,10 @@ export function createApp(deps: AppDeps) {
     return new Response(body, { headers: { "content-type": contentType } });
   });
 
+  // The admin API (tRPC, zod) is loaded with its first request: start-up does not pay for it.
   app.all("/admin/trpc/*", async ({ request }: { request: Request }) => {
     if (!deps.config.adminToken) return errorResponse(404, requestInfo(request, deps), { message: "no such endpoint", reason: null, validationErrors: null });
+    const [{ fetchRequestHandler }, { adminRouter }] = await Promise.all([import("@trpc/server/adapters/fetch"), import("./admin/router.ts")]);
     let req = request;
     if (request.body) {
       try {

@@ -9,20 +9,19 @@
  *
  * This is the composition root: the only module that picks implementations (store, coordinator,
  * directory), loads the VAD model, builds the callback dispatcher and lends the metrics module the
- * live sessions and the coordinator's queue readings.
+ * live sessions and the coordinator's queue readings. The Redis implementations are imported only
+ * in distributed mode, so an embedded service answers soon after it starts.
  */
 import type { Server } from "bun";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { InProcessCoordinator } from "../workers/coordinator/in-process.ts";
 import type { CoordinatorMetrics } from "../workers/coordinator/redis-metrics.ts";
-import { RedisCoordinator } from "../workers/coordinator/redis.ts";
 import type { InferenceCoordinator } from "../workers/coordinator/types.ts";
-import { SileroVad } from "../workers/vad/silero.ts";
+import { BatchedVad } from "../workers/vad/batched.ts";
 import { createApp, peerAddress } from "./app.ts";
 import { bootstrapAccount } from "./bootstrap.ts";
 import { LocalDirectory, type SessionDirectory } from "./cluster/directory.ts";
-import { RedisDirectory } from "./cluster/redis-directory.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { loadConfig, StartupError, type Config } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
@@ -41,14 +40,17 @@ import { sweepExpired } from "./sessions/expiry.ts";
 import { SqliteStore } from "./store/sqlite.ts";
 import type { Store } from "./store/types.ts";
 
-const vadCache = new Map<string, Promise<SileroVad>>();
+const vadCache = new Map<string, Promise<BatchedVad>>();
 
-/** Loads the Silero VAD once per process and path. */
-export function loadVad(modelsDir: string): Promise<SileroVad> {
+/**
+ * Loads the Silero VAD once per process and path, in its own worker thread where the streams of all
+ * sessions are scored together (the event loop never waits on the model).
+ */
+export function loadVad(modelsDir: string): Promise<BatchedVad> {
   const file = path.join(modelsDir, "silero-vad", "silero_vad.onnx");
   let p = vadCache.get(file);
   if (!p) {
-    p = SileroVad.load(file);
+    p = BatchedVad.load(file);
     p.catch(() => vadCache.delete(file));
     vadCache.set(file, p);
   }
@@ -105,10 +107,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const coordinator =
     opts.coordinator ??
     (redisUrl
-      ? await RedisCoordinator.create({ url: redisUrl, prefix: config.redisPrefix, gatewayId })
+      ? await (await import("../workers/coordinator/redis.ts")).RedisCoordinator.create({ url: redisUrl, prefix: config.redisPrefix, gatewayId })
       : await InProcessCoordinator.create({ modelsDir: config.modelsDir }));
   const directory =
-    opts.directory ?? (redisUrl ? await RedisDirectory.connect({ url: redisUrl, prefix: config.redisPrefix, gatewayId, log }) : new LocalDirectory());
+    opts.directory ?? (redisUrl ? await (await import("./cluster/redis-directory.ts")).RedisDirectory.connect({ url: redisUrl, prefix: config.redisPrefix, gatewayId, log }) : new LocalDirectory());
 
   const deps: AppDeps = {
     config,

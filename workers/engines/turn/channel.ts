@@ -4,7 +4,7 @@
  * endpointer's hysteresis: voice from 0.5, lasting while chunks score 0.35) in front of the
  * detector. Audio may come in pieces of any size; events come back in stream order.
  */
-import type { SileroVad } from "../../vad/silero.ts";
+import type { VadModel } from "../../vad/silero.ts";
 import { EndOfTurnDetector, type EndOfTurnSettings, type TurnEvent } from "./detector.ts";
 import type { SmartTurn } from "./smart-turn.ts";
 
@@ -16,7 +16,7 @@ export interface TurnChannel {
   push(samples: Float32Array, time: number): Promise<TurnEvent[]>;
 }
 
-export function createTurnChannel(model: SmartTurn, vad: SileroVad, channel: number, settings: EndOfTurnSettings): TurnChannel {
+export function createTurnChannel(model: SmartTurn, vad: VadModel, channel: number, settings: EndOfTurnSettings): TurnChannel {
   const detector = new EndOfTurnDetector(channel, settings, (a) => model.predict(a), { vadGated: true });
   const stream = vad.createStream(16000);
   const size = stream.frameSamples;

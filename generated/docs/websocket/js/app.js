@@ -1611,16 +1611,22 @@
                       {
                         "type": "object",
                         "required": [
+                          "entity",
                           "results"
                         ],
                         "properties": {
+                          "entity": {
+                            "type": "string",
+                            "description": "The entities as a JSON string, as the hosted variant sends them.",
+                            "x-parser-schema-id": "<anonymous-schema-142>"
+                          },
                           "results": {
                             "type": [
                               "array",
                               "null"
                             ],
                             "items": "$ref:$.channels.liveSession.messages.namedEntityRecognition.payload.properties.data.oneOf[1].properties.results.items",
-                            "x-parser-schema-id": "<anonymous-schema-142>"
+                            "x-parser-schema-id": "<anonymous-schema-143>"
                           }
                         },
                         "title": "TranscriptionResultNamedEntityRecognition",
@@ -1645,15 +1651,15 @@
                               "string",
                               "null"
                             ],
-                            "x-parser-schema-id": "<anonymous-schema-145>"
+                            "x-parser-schema-id": "<anonymous-schema-146>"
                           }
                         },
                         "title": "TranscriptionResultSentimentAnalysis",
-                        "x-parser-schema-id": "<anonymous-schema-144>"
+                        "x-parser-schema-id": "<anonymous-schema-145>"
                       }
                     ],
                     "title": "TranscriptionResultSentimentAnalysis",
-                    "x-parser-schema-id": "<anonymous-schema-143>"
+                    "x-parser-schema-id": "<anonymous-schema-144>"
                   }
                 },
                 "x-parser-schema-id": "TranscriptionResult"
@@ -1687,7 +1693,7 @@
               "type": {
                 "type": "string",
                 "const": "end_session",
-                "x-parser-schema-id": "<anonymous-schema-146>"
+                "x-parser-schema-id": "<anonymous-schema-147>"
               }
             },
             "x-parser-schema-id": "EndSessionMessage"
@@ -1714,7 +1720,7 @@
               "type": {
                 "type": "string",
                 "const": "error",
-                "x-parser-schema-id": "<anonymous-schema-147>"
+                "x-parser-schema-id": "<anonymous-schema-148>"
               },
               "session_id": {
                 "type": [
@@ -1722,13 +1728,13 @@
                   "null"
                 ],
                 "default": null,
-                "x-parser-schema-id": "<anonymous-schema-148>"
+                "x-parser-schema-id": "<anonymous-schema-149>"
               },
               "created_at": "$ref:$.channels.liveSession.messages.startRecording.payload.properties.created_at",
               "error": {
                 "default": null,
                 "description": "What failed (any JSON value).",
-                "x-parser-schema-id": "<anonymous-schema-149>"
+                "x-parser-schema-id": "<anonymous-schema-150>"
               }
             },
             "x-parser-schema-id": "ErrorMessage"
@@ -1774,7 +1780,7 @@
               "event": {
                 "type": "string",
                 "const": "live.start_session",
-                "x-parser-schema-id": "<anonymous-schema-151>"
+                "x-parser-schema-id": "<anonymous-schema-152>"
               },
               "payload": {
                 "type": "object",
@@ -1790,7 +1796,7 @@
                   "type": {
                     "type": "string",
                     "const": "start_session",
-                    "x-parser-schema-id": "<anonymous-schema-152>"
+                    "x-parser-schema-id": "<anonymous-schema-153>"
                   }
                 },
                 "x-parser-schema-id": "StartSessionMessage"
@@ -1818,7 +1824,7 @@
               "event": {
                 "type": "string",
                 "const": "live.start_recording",
-                "x-parser-schema-id": "<anonymous-schema-153>"
+                "x-parser-schema-id": "<anonymous-schema-154>"
               },
               "payload": "$ref:$.channels.liveSession.messages.startRecording.payload"
             },
@@ -1844,7 +1850,7 @@
               "event": {
                 "type": "string",
                 "const": "live.transcript",
-                "x-parser-schema-id": "<anonymous-schema-154>"
+                "x-parser-schema-id": "<anonymous-schema-155>"
               },
               "payload": "$ref:$.channels.liveSession.messages.transcript.payload"
             },
@@ -1870,7 +1876,7 @@
               "event": {
                 "type": "string",
                 "const": "live.speech_start",
-                "x-parser-schema-id": "<anonymous-schema-155>"
+                "x-parser-schema-id": "<anonymous-schema-156>"
               },
               "payload": "$ref:$.channels.liveSession.messages.speechStart.payload"
             },
@@ -1896,7 +1902,7 @@
               "event": {
                 "type": "string",
                 "const": "live.speech_end",
-                "x-parser-schema-id": "<anonymous-schema-156>"
+                "x-parser-schema-id": "<anonymous-schema-157>"
               },
               "payload": "$ref:$.channels.liveSession.messages.speechEnd.payload"
             },
@@ -1922,7 +1928,7 @@
               "event": {
                 "type": "string",
                 "const": "live.named_entity_recognition",
-                "x-parser-schema-id": "<anonymous-schema-157>"
+                "x-parser-schema-id": "<anonymous-schema-158>"
               },
               "payload": "$ref:$.channels.liveSession.messages.namedEntityRecognition.payload"
             },
@@ -1948,7 +1954,7 @@
               "event": {
                 "type": "string",
                 "const": "live.sentiment_analysis",
-                "x-parser-schema-id": "<anonymous-schema-158>"
+                "x-parser-schema-id": "<anonymous-schema-159>"
               },
               "payload": "$ref:$.channels.liveSession.messages.sentimentAnalysis.payload"
             },
@@ -1974,7 +1980,7 @@
               "event": {
                 "type": "string",
                 "const": "live.translation",
-                "x-parser-schema-id": "<anonymous-schema-159>"
+                "x-parser-schema-id": "<anonymous-schema-160>"
               },
               "payload": "$ref:$.channels.liveSession.messages.translation.payload"
             },
@@ -2000,7 +2006,7 @@
               "event": {
                 "type": "string",
                 "const": "live.audio_chunk",
-                "x-parser-schema-id": "<anonymous-schema-160>"
+                "x-parser-schema-id": "<anonymous-schema-161>"
               },
               "payload": "$ref:$.channels.liveSession.messages.audioChunkAck.payload"
             },
@@ -2026,7 +2032,7 @@
               "event": {
                 "type": "string",
                 "const": "live.stop_recording",
-                "x-parser-schema-id": "<anonymous-schema-161>"
+                "x-parser-schema-id": "<anonymous-schema-162>"
               },
               "payload": "$ref:$.channels.liveSession.messages.stopRecordingAck.payload"
             },
@@ -2052,7 +2058,7 @@
               "event": {
                 "type": "string",
                 "const": "live.end_recording",
-                "x-parser-schema-id": "<anonymous-schema-162>"
+                "x-parser-schema-id": "<anonymous-schema-163>"
               },
               "payload": "$ref:$.channels.liveSession.messages.endRecording.payload"
             },
@@ -2078,7 +2084,7 @@
               "event": {
                 "type": "string",
                 "const": "live.post_transcript",
-                "x-parser-schema-id": "<anonymous-schema-163>"
+                "x-parser-schema-id": "<anonymous-schema-164>"
               },
               "payload": "$ref:$.channels.liveSession.messages.postTranscript.payload"
             },
@@ -2104,7 +2110,7 @@
               "event": {
                 "type": "string",
                 "const": "live.post_final_transcript",
-                "x-parser-schema-id": "<anonymous-schema-164>"
+                "x-parser-schema-id": "<anonymous-schema-165>"
               },
               "payload": "$ref:$.channels.liveSession.messages.postFinalTranscript.payload"
             },
@@ -2130,7 +2136,7 @@
               "event": {
                 "type": "string",
                 "const": "live.end_session",
-                "x-parser-schema-id": "<anonymous-schema-165>"
+                "x-parser-schema-id": "<anonymous-schema-166>"
               },
               "payload": "$ref:$.channels.liveSession.messages.endSession.payload"
             },
@@ -2156,7 +2162,7 @@
               "event": {
                 "type": "string",
                 "const": "live.error",
-                "x-parser-schema-id": "<anonymous-schema-166>"
+                "x-parser-schema-id": "<anonymous-schema-167>"
               },
               "payload": "$ref:$.channels.liveSession.messages.error.payload"
             },
@@ -2433,61 +2439,61 @@
             "format": "uri",
             "minLength": 1,
             "description": "URL receiving the messages: http or https, without credentials, whose host resolves only to public addresses. Loopback, private, link-local and other internal destinations are refused with 400 naming this field unless the operator allows them; a destination refused later (its name now resolving to an internal address) is reported once with an `error` message on the WebSocket.",
-            "x-parser-schema-id": "<anonymous-schema-167>"
+            "x-parser-schema-id": "<anonymous-schema-168>"
           },
           "receive_partial_transcripts": {
             "type": "boolean",
             "default": false,
             "description": "Interim transcripts.",
-            "x-parser-schema-id": "<anonymous-schema-168>"
+            "x-parser-schema-id": "<anonymous-schema-169>"
           },
           "receive_final_transcripts": {
             "type": "boolean",
             "default": true,
             "description": "Final transcripts.",
-            "x-parser-schema-id": "<anonymous-schema-169>"
+            "x-parser-schema-id": "<anonymous-schema-170>"
           },
           "receive_speech_events": {
             "type": "boolean",
             "default": false,
             "description": "Speech start and end.",
-            "x-parser-schema-id": "<anonymous-schema-170>"
+            "x-parser-schema-id": "<anonymous-schema-171>"
           },
           "receive_pre_processing_events": {
             "type": "boolean",
             "default": true,
             "description": "Pre-processing messages.",
-            "x-parser-schema-id": "<anonymous-schema-171>"
+            "x-parser-schema-id": "<anonymous-schema-172>"
           },
           "receive_realtime_processing_events": {
             "type": "boolean",
             "default": true,
             "description": "Realtime add-on messages.",
-            "x-parser-schema-id": "<anonymous-schema-172>"
+            "x-parser-schema-id": "<anonymous-schema-173>"
           },
           "receive_post_processing_events": {
             "type": "boolean",
             "default": true,
             "description": "Post-processing messages.",
-            "x-parser-schema-id": "<anonymous-schema-173>"
+            "x-parser-schema-id": "<anonymous-schema-174>"
           },
           "receive_acknowledgments": {
             "type": "boolean",
             "default": false,
             "description": "Acknowledgments.",
-            "x-parser-schema-id": "<anonymous-schema-174>"
+            "x-parser-schema-id": "<anonymous-schema-175>"
           },
           "receive_errors": {
             "type": "boolean",
             "default": false,
             "description": "Error messages.",
-            "x-parser-schema-id": "<anonymous-schema-175>"
+            "x-parser-schema-id": "<anonymous-schema-176>"
           },
           "receive_lifecycle_events": {
             "type": "boolean",
             "default": true,
             "description": "Lifecycle messages.",
-            "x-parser-schema-id": "<anonymous-schema-176>"
+            "x-parser-schema-id": "<anonymous-schema-177>"
           }
         },
         "x-parser-schema-id": "CallbackConfig"
@@ -2551,7 +2557,7 @@
             "exclusiveMaximum": 1,
             "default": null,
             "description": "Probability above which the turn ends.",
-            "x-parser-schema-id": "<anonymous-schema-177>"
+            "x-parser-schema-id": "<anonymous-schema-178>"
           },
           "silence_ms": {
             "type": [
@@ -2562,7 +2568,7 @@
             "maximum": 10000,
             "default": null,
             "description": "Milliseconds of silence before a turn is evaluated.",
-            "x-parser-schema-id": "<anonymous-schema-178>"
+            "x-parser-schema-id": "<anonymous-schema-179>"
           },
           "stop_s": {
             "type": [
@@ -2573,7 +2579,7 @@
             "maximum": 60,
             "default": null,
             "description": "Seconds of silence that end the turn whatever the probability.",
-            "x-parser-schema-id": "<anonymous-schema-179>"
+            "x-parser-schema-id": "<anonymous-schema-180>"
           },
           "emit_scores": {
             "type": [
@@ -2582,7 +2588,7 @@
             ],
             "default": null,
             "description": "Also send an `end_of_turn_score` message for every evaluation.",
-            "x-parser-schema-id": "<anonymous-schema-180>"
+            "x-parser-schema-id": "<anonymous-schema-181>"
           },
           "window_s": {
             "type": [
@@ -2593,7 +2599,7 @@
             "maximum": 8,
             "default": null,
             "description": "Seconds of audio before the silence that an evaluation reads.",
-            "x-parser-schema-id": "<anonymous-schema-181>"
+            "x-parser-schema-id": "<anonymous-schema-182>"
           },
           "speech_dbfs": {
             "type": [
@@ -2604,7 +2610,7 @@
             "maximum": 0,
             "default": null,
             "description": "Level (dBFS) under which audio counts as silence.",
-            "x-parser-schema-id": "<anonymous-schema-182>"
+            "x-parser-schema-id": "<anonymous-schema-183>"
           },
           "reeval_ms": {
             "type": [
@@ -2615,7 +2621,7 @@
             "maximum": 10000,
             "default": null,
             "description": "Milliseconds between two evaluations of the same silence.",
-            "x-parser-schema-id": "<anonymous-schema-183>"
+            "x-parser-schema-id": "<anonymous-schema-184>"
           }
         },
         "x-parser-schema-id": "EndOfTurnConfig"
@@ -2625,27 +2631,49 @@
       "EndRecordingMessage": "$ref:$.channels.liveSession.messages.endRecording.payload",
       "EndSessionMessage": "$ref:$.channels.liveSession.messages.endSession.payload",
       "Entity": "$ref:$.channels.liveSession.messages.namedEntityRecognition.payload.properties.data.oneOf[1].properties.results.items.allOf[0]",
+      "EntityName": {
+        "type": "string",
+        "description": "An entity type or a preset naming several. Types: `name`, `organization`, `location`, `location_city`, `location_state`, `location_country`, `date`, `time`, `money`, `phone_number`, `email_address`, `url`, `ip_address`, `credit_card_number`, `iban`, `ssn`. Presets: `pii`, `pci`, `phi`, `contact`, `financial`, `number`, `ner`, `all`, and `location`, `date`, `name`, `organization` (which are also types or their groups).",
+        "enum": [
+          "pii",
+          "pci",
+          "phi",
+          "contact",
+          "financial",
+          "number",
+          "ner",
+          "all",
+          "name",
+          "organization",
+          "location",
+          "location_city",
+          "location_state",
+          "location_country",
+          "date",
+          "time",
+          "money",
+          "phone_number",
+          "email_address",
+          "url",
+          "ip_address",
+          "credit_card_number",
+          "iban",
+          "ssn"
+        ],
+        "x-parser-schema-id": "EntityName"
+      },
       "EntitySelection": {
         "type": "object",
         "additionalProperties": false,
         "description": "Entity types to tag and the confidence needed.",
         "properties": {
           "entities": {
-            "description": "Which entity types: a preset or type name (presets include `pii`, `pci`, `phi`, `contact`, `financial`, `name`, `location`, `date`), a list of presets and types, or an object enabling and disabling types.",
-            "default": "pii",
+            "description": "Which entity types: a preset or type name, a list of presets and types, or an object enabling and disabling types.",
             "anyOf": [
-              {
-                "type": "string",
-                "minLength": 1,
-                "x-parser-schema-id": "<anonymous-schema-184>"
-              },
+              "$ref:$.components.schemas.EntityName",
               {
                 "type": "array",
-                "items": {
-                  "type": "string",
-                  "minLength": 1,
-                  "x-parser-schema-id": "<anonymous-schema-186>"
-                },
+                "items": "$ref:$.components.schemas.EntityName",
                 "x-parser-schema-id": "<anonymous-schema-185>"
               },
               {
@@ -2655,23 +2683,15 @@
                 "properties": {
                   "enable": {
                     "type": "array",
-                    "items": {
-                      "type": "string",
-                      "minLength": 1,
-                      "x-parser-schema-id": "<anonymous-schema-188>"
-                    },
+                    "items": "$ref:$.components.schemas.EntityName",
                     "description": "Types or presets turned on.",
-                    "x-parser-schema-id": "<anonymous-schema-187>"
+                    "x-parser-schema-id": "<anonymous-schema-186>"
                   },
                   "disable": {
                     "type": "array",
-                    "items": {
-                      "type": "string",
-                      "minLength": 1,
-                      "x-parser-schema-id": "<anonymous-schema-190>"
-                    },
+                    "items": "$ref:$.components.schemas.EntityName",
                     "description": "Types or presets turned off.",
-                    "x-parser-schema-id": "<anonymous-schema-189>"
+                    "x-parser-schema-id": "<anonymous-schema-187>"
                   }
                 },
                 "x-parser-schema-id": "EntityToggle"
@@ -2685,7 +2705,7 @@
             "maximum": 1,
             "default": 0.5,
             "description": "Confidence under which an entity is ignored.",
-            "x-parser-schema-id": "<anonymous-schema-191>"
+            "x-parser-schema-id": "<anonymous-schema-188>"
           }
         },
         "x-parser-schema-id": "EntitySelection"
@@ -2710,23 +2730,23 @@
             "minimum": 400,
             "maximum": 599,
             "description": "HTTP status of the answer.",
-            "x-parser-schema-id": "<anonymous-schema-192>"
+            "x-parser-schema-id": "<anonymous-schema-189>"
           },
           "timestamp": {
             "type": "string",
             "format": "date-time",
             "description": "When the error happened (ISO 8601, UTC).",
-            "x-parser-schema-id": "<anonymous-schema-193>"
+            "x-parser-schema-id": "<anonymous-schema-190>"
           },
           "path": {
             "type": "string",
             "description": "Path of the endpoint that answered.",
-            "x-parser-schema-id": "<anonymous-schema-194>"
+            "x-parser-schema-id": "<anonymous-schema-191>"
           },
           "message": {
             "type": "string",
             "description": "Human-readable explanation.",
-            "x-parser-schema-id": "<anonymous-schema-195>"
+            "x-parser-schema-id": "<anonymous-schema-192>"
           },
           "request_id": {
             "type": "string",
@@ -2746,9 +2766,9 @@
             "description": "On 400 only, one entry per invalid field, written as `<field path>: <rule>`.",
             "items": {
               "type": "string",
-              "x-parser-schema-id": "<anonymous-schema-197>"
+              "x-parser-schema-id": "<anonymous-schema-194>"
             },
-            "x-parser-schema-id": "<anonymous-schema-196>"
+            "x-parser-schema-id": "<anonymous-schema-193>"
           },
           "error": {
             "type": [
@@ -2757,7 +2777,7 @@
             ],
             "default": null,
             "description": "Machine-readable reason for some refusals, e.g. `ip_not_allowed`, `api_key_scope_denied`, `insufficient_credits`, `no_inference_endpoint`.",
-            "x-parser-schema-id": "<anonymous-schema-198>"
+            "x-parser-schema-id": "<anonymous-schema-195>"
           }
         },
         "examples": [
@@ -2785,55 +2805,55 @@
             "type": "boolean",
             "default": true,
             "description": "Interim transcripts.",
-            "x-parser-schema-id": "<anonymous-schema-199>"
+            "x-parser-schema-id": "<anonymous-schema-196>"
           },
           "receive_final_transcripts": {
             "type": "boolean",
             "default": true,
             "description": "Final transcripts.",
-            "x-parser-schema-id": "<anonymous-schema-200>"
+            "x-parser-schema-id": "<anonymous-schema-197>"
           },
           "receive_speech_events": {
             "type": "boolean",
             "default": true,
             "description": "Speech start and end.",
-            "x-parser-schema-id": "<anonymous-schema-201>"
+            "x-parser-schema-id": "<anonymous-schema-198>"
           },
           "receive_pre_processing_events": {
             "type": "boolean",
             "default": true,
             "description": "Pre-processing messages.",
-            "x-parser-schema-id": "<anonymous-schema-202>"
+            "x-parser-schema-id": "<anonymous-schema-199>"
           },
           "receive_realtime_processing_events": {
             "type": "boolean",
             "default": true,
             "description": "Realtime add-on messages.",
-            "x-parser-schema-id": "<anonymous-schema-203>"
+            "x-parser-schema-id": "<anonymous-schema-200>"
           },
           "receive_post_processing_events": {
             "type": "boolean",
             "default": true,
             "description": "Post-processing messages.",
-            "x-parser-schema-id": "<anonymous-schema-204>"
+            "x-parser-schema-id": "<anonymous-schema-201>"
           },
           "receive_acknowledgments": {
             "type": "boolean",
             "default": true,
             "description": "Acknowledgments.",
-            "x-parser-schema-id": "<anonymous-schema-205>"
+            "x-parser-schema-id": "<anonymous-schema-202>"
           },
           "receive_errors": {
             "type": "boolean",
             "default": true,
             "description": "Error messages.",
-            "x-parser-schema-id": "<anonymous-schema-206>"
+            "x-parser-schema-id": "<anonymous-schema-203>"
           },
           "receive_lifecycle_events": {
             "type": "boolean",
             "default": false,
             "description": "Lifecycle messages.",
-            "x-parser-schema-id": "<anonymous-schema-207>"
+            "x-parser-schema-id": "<anonymous-schema-204>"
           }
         },
         "x-parser-schema-id": "MessagesConfig"
