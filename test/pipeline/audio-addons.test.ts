@@ -1,6 +1,7 @@
 /**
  * The audio add-ons end to end over real sockets, with the real models: end of turn (Smart Turn),
- * diarization (the speaker encoder), and capabilities that list exactly the add-ons that run.
+ * diarization (the speaker encoder), text add-ons on synthesized speech (punctuation: false, custom
+ * vocabulary, number hold), and capabilities that list exactly the add-ons that run.
  * Every message is checked against our contracts (`end_of_turn` and `end_of_turn_score` are
  * service-only: the cloud variant has no schema for them).
  */
@@ -12,7 +13,7 @@ import { join16k, modelsWith, speak } from "../helpers/addon-models.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
 import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
-import { chunks, contractErrors, createSession, RawClient, toPcm16, type Msg } from "./helpers.ts";
+import { chunks, contractErrors, createSession, RawClient, toPcm16, words, type Msg } from "./helpers.ts";
 
 // Real models on a shared machine: allow for a loaded CPU.
 setDefaultTimeout(60_000);
@@ -91,21 +92,30 @@ describe("capabilities tell the truth", () => {
   });
 });
 
-/** Add-ons whose effect is observed by a session in this file (`translation`: test/pipeline/translation.test.ts). */
-/** Observed here (audio add-ons) and in text-addons.test.ts (pii, numerals, named entities, sentiment). */
-const OBSERVED = new Set(["end_of_turn", "diarization", "translation", "pii", "numerals", "named_entity_recognition", "sentiment_analysis"]);
 /**
- * Advertised add-ons whose effect is covered by unit tests of server/enrich/ but not yet by a
- * session test: each moves to OBSERVED once a session test observes it.
+ * Add-ons whose effect a session test observes: here (end of turn, diarization, punctuation, custom
+ * vocabulary, number hold), in text-addons.test.ts (pii, numerals, named entities, sentiment) and in
+ * translation.test.ts (translation).
  */
-const PENDING_TEXT_ADDONS = new Set(["custom_vocabulary", "punctuation", "number_hold"]);
+const OBSERVED = new Set([
+  "end_of_turn",
+  "diarization",
+  "translation",
+  "pii",
+  "numerals",
+  "named_entity_recognition",
+  "sentiment_analysis",
+  "punctuation",
+  "custom_vocabulary",
+  "number_hold",
+]);
 /** Not an add-on a session asks for: how the recognizer picks the language. */
 const NOT_ADDONS = new Set(["language_detection"]);
 
 describe("every advertised add-on runs", () => {
-  test("each add-on in the capabilities is observed by a test here, or is on the marked pending list", async () => {
+  test("each add-on in the capabilities is observed by a session test", async () => {
     for (const [model, features] of Object.entries(await capabilities(svc))) {
-      const unaccounted = features.filter((f) => !OBSERVED.has(f) && !PENDING_TEXT_ADDONS.has(f) && !NOT_ADDONS.has(f));
+      const unaccounted = features.filter((f) => !OBSERVED.has(f) && !NOT_ADDONS.has(f));
       expect([model, unaccounted]).toEqual([model, []]);
     }
   });
@@ -200,5 +210,42 @@ describe("diarization", () => {
   test("diarization_config.number_of_speakers caps the speakers", async () => {
     const { client } = await run(svc, { ...base, diarization: true, diarization_config: { number_of_speakers: 1 } }, clip());
     expect(new Set(client.finals().map((m) => m.data.utterance.speaker))).toEqual(new Set([0]));
+  });
+});
+
+describe("text add-ons on synthesized speech", () => {
+  // whisper-tiny.en writes the made-up name as "Mr. Wilter" unless the vocabulary names it
+  const kwilter = () => join16k(0.5, speak("This is Mister Kwilter speaking."), 1.5);
+  const finalTexts = (client: RawClient) => client.finals().map((m) => m.data.utterance.text as string);
+
+  test("punctuation: false drops the marks the recognizer writes; custom_vocabulary writes the entry's value", async () => {
+    const audio = kwilter();
+    const [plainText] = finalTexts((await run(svc, base, audio)).client);
+    expect(plainText).toMatch(/[.,?!]/);
+    expect(words(plainText!)).toBe("this is mr wilter speaking");
+    const unpunctuated = finalTexts((await run(svc, { ...base, punctuation: false }, audio)).client);
+    expect(unpunctuated).toHaveLength(1);
+    expect(unpunctuated[0]).not.toMatch(/[.,?!]/);
+    expect(words(unpunctuated[0]!)).toBe(words(plainText!));
+    const vocabulary = { realtime_processing: { custom_vocabulary: true, custom_vocabulary_config: { vocabulary: ["Kwilter"] } } };
+    const named = finalTexts((await run(svc, { ...base, ...vocabulary }, audio)).client);
+    expect(named).toHaveLength(1);
+    expect(named[0]).toMatch(/\bKwilter\b/);
+    expect(words(named[0]!)).toBe(words(plainText!).replace("wilter", "kwilter"));
+  });
+
+  test("number_hold: a number split by a 0.9 s pause is one final; with turn_router: true it is two", async () => {
+    // 0.9 s is past the endpointer's 0.64 s of silence (two utterances) and within the 1.2 s hold. The
+    // audio goes out at once, so the continuation is queued on the channel before the held final's
+    // 1.2 s (wall-clock) hold can run out: the join does not depend on how fast the machine is.
+    const audio = join16k(0.5, speak("My number is four one five"), 0.9, speak("five five five two"), 1.5);
+    const held = (await run(svc, base, audio)).client.finals().map((m) => m.data.utterance);
+    expect(held).toHaveLength(1);
+    expect(words(held[0]!.text)).toBe("my number is four one five five five five two");
+    const routed = (await run(svc, { ...base, turn_router: true }, audio)).client.finals().map((m) => m.data.utterance);
+    expect(routed.map((u) => words(u.text))).toEqual(["my number is four one five", "five five five two"]);
+    expect(routed[1]!.start).toBeGreaterThan(routed[0]!.end);
+    expect(held[0]!.start).toBe(routed[0]!.start);
+    expect(held[0]!.end).toBe(routed[1]!.end);
   });
 });
