@@ -29,6 +29,7 @@ import { createSessionRecording, type SessionRecording } from "./recording.ts";
 import { previousText, sessionVocabulary } from "./context.ts";
 import { buildResult, buildTranscription } from "./result.ts";
 import { RetainedBytes } from "./retained.ts";
+import { streamingProfile, UtteranceStream, type StreamDecodeRequest, type StreamingProfile, type StreamView } from "./streaming.ts";
 
 /** Where a session's messages go while a socket is attached. */
 export interface SessionSink {
@@ -92,8 +93,9 @@ export class LiveSession {
   /** Per channel: start (s, session time) of an utterance not yet final, or null. */
   private readonly openStart: (number | null)[];
   private readonly finalized = new Set<string>();
-  private readonly latestPartial = new Map<string, number>();
-  private partialInFlight = new Set<string>();
+  /** Open utterances decoded as they grow (partials wanted), by utterance key. */
+  private readonly streams = new Map<string, { stream: UtteranceStream; seq: number }>();
+  private readonly streaming: StreamingProfile;
   private readonly utterances: Utterance[] = [];
   private transcriptionTimeS = 0;
   private endedPromise: Promise<void> | null = null;
@@ -123,6 +125,7 @@ export class LiveSession {
     this.lastAudioAt = deps.clock.now();
     this.finalChains = Array.from({ length: format.channels }, () => Promise.resolve());
     this.openStart = Array.from({ length: format.channels }, () => null);
+    this.streaming = streamingProfile(options.profile);
   }
 
   /** Builds the session of a stored record; throws on an unusable audio format. */
@@ -140,7 +143,8 @@ export class LiveSession {
       endpointer: {
         endpointing: options.endpointing,
         maxDurationWithoutEndpointing: options.maximum_duration_without_endpointing,
-        partialIntervalMs: options.messages_config.receive_partial_transcripts || record.appliedOptions.callback ? 500 : 0,
+        partialIntervalMs: options.messages_config.receive_partial_transcripts || record.appliedOptions.callback ? streamingProfile(options.profile).partialIntervalMs : 0,
+        partialOnPause: true,
       },
     });
     const frame = bytesPerFrame(format);
@@ -390,20 +394,41 @@ export class LiveSession {
     return `${channel}:${index + (this.indexBase[channel] ?? 0)}`;
   }
 
+  /**
+   * A growing utterance: its streaming policy decodes it (at most one decode at a time, the newest
+   * audio next) and each decode yields a partial whose committed words never change.
+   */
   private partial(channel: number, index: number, audio: Float32Array, start: number): void {
     const wanted = this.options.messages_config.receive_partial_transcripts || this.callbackFlag("receive_partial_transcripts");
     const key = this.utteranceKey(channel, index);
-    if (!wanted || this.partialInFlight.has(key)) return;
-    const seq = (this.latestPartial.get(key) ?? 0) + 1;
-    this.latestPartial.set(key, seq);
-    this.partialInFlight.add(key);
-    this.transcribe(channel, key, seq, audio, true)
-      .then((r) => {
-        if (!r || this.finalized.has(key) || this.phase === "ended" || r.text === "") return;
-        this.emit(this.messages.transcript(key, false, this.toUtterance(r, channel, start, start + audio.length / 16000)));
-      })
-      .catch(() => {})
-      .finally(() => this.partialInFlight.delete(key));
+    if (!wanted || this.finalized.has(key)) return;
+    let entry = this.streams.get(key);
+    if (!entry) {
+      const e: { stream: UtteranceStream; seq: number } = {
+        seq: 0,
+        stream: new UtteranceStream({
+          profile: this.streaming,
+          context: previousText(this.utterances, channel),
+          decode: (req) => this.decodeForStream(channel, key, req, ++e.seq),
+          onPartial: (v) => {
+            if (this.finalized.has(key) || this.phase === "ended" || v.text === "") return;
+            this.emit(this.messages.transcript(key, false, this.toUtterance(viewResult(v), channel, start, start + v.end)));
+          },
+        }),
+      };
+      entry = e;
+      this.streams.set(key, entry);
+    }
+    entry.stream.partial(audio);
+  }
+
+  /** One decode of a streamed utterance: partials fail quietly (no capacity), finals wait and retry. */
+  private async decodeForStream(channel: number, key: string, req: StreamDecodeRequest, seq: number): Promise<TranscribeResult> {
+    const extra = { previousText: req.previousText, beamSize: req.beamSize };
+    if (req.partial) return this.transcribe(channel, key, seq, req.audio, true, extra);
+    const r = await this.transcribeWithRetry(channel, key, 1_000_000 + seq, req.audio, extra);
+    if (!r) throw new Error("final transcription failed");
+    return r;
   }
 
   private final(channel: number, index: number, audio: Float32Array, start: number, end: number): void {
@@ -412,8 +437,12 @@ export class LiveSession {
     if (start < (this.lastFinalEnd[channel] ?? 0) - 0.05) return; // already transcribed before a restart
     const pending: PendingFinal = { start, done: false };
     this.pendingFinals.add(pending);
-    const seq = (this.latestPartial.get(key) ?? 0) + 1_000_000;
-    const result = this.transcribeWithRetry(channel, key, seq, audio);
+    const streamed = this.streams.get(key);
+    this.streams.delete(key);
+    // Streamed: the committed words plus the tail. Otherwise one decode of the whole utterance.
+    const result = streamed
+      ? streamed.stream.finish(audio).then(viewResult, () => null)
+      : this.transcribeWithRetry(channel, key, 1_000_000, audio, { beamSize: this.streaming.finalBeamSize });
     this.finalChains[channel] = this.finalChains[channel]!.then(async () => {
       const r = await result;
       this.finalized.add(key);
@@ -434,11 +463,11 @@ export class LiveSession {
    * utterance: admission refuses new sessions instead); only after FINAL_CAPACITY_WAIT_MS, or on any
    * other failure, is the utterance reported failed with an `error` message.
    */
-  private async transcribeWithRetry(channel: number, key: string, seq: number, audio: Float32Array): Promise<TranscribeResult | null> {
+  private async transcribeWithRetry(channel: number, key: string, seq: number, audio: Float32Array, extra: DecodeExtra = {}): Promise<TranscribeResult | null> {
     const deadline = Date.now() + FINAL_CAPACITY_WAIT_MS;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.transcribe(channel, key, seq, audio, false);
+        return await this.transcribe(channel, key, seq, audio, false, extra);
       } catch (e) {
         if (e instanceof NoCapacityError && Date.now() < deadline) {
           if (attempt === 5) this.log.warn("inference backlog: a final transcription is waiting for capacity", { utterance: key });
@@ -452,11 +481,11 @@ export class LiveSession {
     }
   }
 
-  private async transcribe(channel: number, key: string, seq: number, audio: Float32Array, partial: boolean): Promise<TranscribeResult> {
+  private async transcribe(channel: number, key: string, seq: number, audio: Float32Array, partial: boolean, extra: DecodeExtra = {}): Promise<TranscribeResult> {
     const started = performance.now();
     const languages = this.options.language_config.languages;
     const vocabulary = sessionVocabulary(this.options);
-    const previous = previousText(this.utterances, channel);
+    const previous = extra.previousText ?? previousText(this.utterances, channel);
     const r = await this.deps.coordinator.transcribe({
       sessionId: this.id,
       utteranceId: key,
@@ -469,6 +498,7 @@ export class LiveSession {
         languages: languages.length > 0 ? languages : undefined,
         ...(vocabulary.length > 0 ? { vocabulary } : {}),
         ...(previous !== "" ? { previousText: previous } : {}),
+        ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
       },
     });
     if (!partial) this.transcriptionTimeS += (performance.now() - started) / 1000;
@@ -598,6 +628,17 @@ export class LiveSession {
       this.held.push(message);
     }
   }
+}
+
+/** Options of one decode besides the audio: the prompt text and the beam size of a final. */
+interface DecodeExtra {
+  previousText?: string;
+  beamSize?: number;
+}
+
+/** A streamed view as an engine result (times from the utterance start). */
+function viewResult(v: StreamView): TranscribeResult {
+  return { text: v.text, language: v.language, confidence: v.confidence, words: v.words, noSpeech: v.text === "" };
 }
 
 const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);

@@ -46,7 +46,7 @@ export interface StreamingProfile {
  */
 export const STREAMING_PROFILES: Record<LatencyProfile, StreamingProfile> = {
   low_latency: { partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true },
-  balanced: { partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 1, reuseCoveringDecode: true },
+  balanced: { partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true },
   accurate: { partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false },
 };
 
@@ -76,6 +76,8 @@ export interface StreamView {
   words: WordTiming[];
   language: string;
   confidence: number;
+  /** Seconds of the utterance the decode behind this view covered. */
+  end: number;
 }
 
 export interface UtteranceStreamOptions {
@@ -223,7 +225,7 @@ export class UtteranceStream {
     } else {
       // The newest decode's tail, clipped to the final audio (it may have seen a little more).
       const end = audio.length / this.rate;
-      d = { ...d, tentative: d.tentative.filter((w) => w.start < end).map((w) => (w.end > end ? { ...w, end } : w)) };
+      d = { ...d, audioEnd: audio.length, tentative: d.tentative.filter((w) => w.start < end).map((w) => (w.end > end ? { ...w, end } : w)) };
     }
     return this.view(d.tentative, d);
   }
@@ -292,6 +294,7 @@ export class UtteranceStream {
       words,
       language: d.language,
       confidence: d.confidence,
+      end: d.audioEnd / this.rate,
     };
   }
 }
