@@ -2,7 +2,16 @@
  * Values applied to options the init body omits (served by GET /v2/live/defaults), and the merge of a
  * request with them: the options a session actually runs with.
  */
-import type { EndOfTurnDefaults, LiveDefaults, LiveSessionInit, MessagesConfig } from "../../generated/openapi/types.gen.ts";
+import type { EndOfTurnDefaults, LatencyProfileSettings, LiveDefaults, LiveSessionInit, MessagesConfig } from "../../generated/openapi/types.gen.ts";
+import { STREAMING_PROFILES, type StreamingProfile } from "../session/streaming.ts";
+
+const profileSettings = (p: StreamingProfile): LatencyProfileSettings => ({
+  partial_interval_ms: p.partialIntervalMs,
+  agreement: p.agreement,
+  max_buffer_s: p.maxBufferS,
+  final_beam_size: p.finalBeamSize,
+  final_reuses_partial: p.reuseCoveringDecode,
+});
 
 export const endOfTurnDefaults: Required<EndOfTurnDefaults> = {
   threshold: 0.6,
@@ -58,6 +67,11 @@ export const liveDefaults: LiveDefaults = {
   diarization: false,
   named_entity_recognition: { entities: "pii", threshold: 0.5 },
   pii: { entities: "pii", threshold: 0.5, return_entities: false },
+  profiles: {
+    low_latency: profileSettings(STREAMING_PROFILES.low_latency),
+    balanced: profileSettings(STREAMING_PROFILES.balanced),
+    accurate: profileSettings(STREAMING_PROFILES.accurate),
+  },
 };
 
 /** The options a session runs with: the request, every omitted member filled from the defaults. */

@@ -9,6 +9,7 @@ import {
   type EndpointerEvent,
   type EndpointerOptions,
   type UtteranceFinalEvent,
+  type UtterancePartialEvent,
 } from "./endpointer.ts";
 
 const SHARED = path.resolve(import.meta.dir, "../../../shared");
@@ -140,7 +141,7 @@ describe("endpointer on spoken tokens joined by silence", () => {
     const utterances = finals(events);
     expect(utterances).toHaveLength(2);
     for (const u of utterances) {
-      const mine = events.filter((e) => e.type === "utterance_partial" && e.utteranceIndex === u.utteranceIndex);
+      const mine = events.filter((e): e is UtterancePartialEvent => e.type === "utterance_partial" && e.utteranceIndex === u.utteranceIndex);
       // The interval (5 s) never elapses: the partial comes from the pause, before the final.
       expect(mine.length).toBeGreaterThanOrEqual(1);
       const pause = mine[mine.length - 1]!;
