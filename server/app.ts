@@ -6,12 +6,15 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { Elysia } from "elysia";
 import { operations } from "../generated/operations.ts";
-import { renderPrometheus, type CoordinatorMetrics } from "../workers/coordinator/redis-metrics.ts";
 import { adminRouter } from "./admin/router.ts";
 import { API_KEY_HEADER, authenticate } from "./auth/authenticate.ts";
 import type { AppDeps } from "./deps.ts";
 import { clientAddress, type RequestInfo } from "./http/context.ts";
 import { ApiError, errorBody, newRequestId } from "./http/errors.ts";
+import { readJsonBody } from "./http/body.ts";
+import { json, type Handler, type HandlerContext } from "./http/handler.ts";
+import { parseQuery } from "./http/params.ts";
+import { bodySchemaOf } from "./http/contract.ts";
 import { routes } from "./http/routes.ts";
 import { timingSafeEqual } from "node:crypto";
 
@@ -61,7 +64,17 @@ export function createApp(deps: AppDeps) {
         let response: Response;
         try {
           const principal = await authenticate(deps.store, request.headers.get(API_KEY_HEADER), info.clientIp, route.scope);
-          response = await route.handler({ request, params, info, principal, deps, op });
+          response = await (route.handler as Handler)({
+            request,
+            params: params as HandlerContext["params"],
+            info,
+            principal,
+            deps,
+            op,
+            query: () => parseQuery(op, info.url.searchParams) as ReturnType<HandlerContext["query"]>,
+            body: () => readJsonBody(request, bodySchemaOf(op)) as never,
+            reply: (status, body, headers) => json(body, status, headers),
+          });
         } catch (e) {
           if (e instanceof ApiError) {
             response = errorResponse(e.status, info, e);
@@ -89,11 +102,7 @@ export function createApp(deps: AppDeps) {
   app.get("/asyncapi.json", () => new Response(Bun.file(new URL("asyncapi.json", generatedDir)), { headers: { "content-type": "application/json" } }));
   app.get("/docs", () => new Response(Bun.file(new URL("reference.html", generatedDir)), { headers: { "content-type": "text/html; charset=utf-8" } }));
   app.get("/health", () => ({ status: "ok" }));
-  app.get("/metrics", async () => {
-    const metrics = (deps.coordinator as { metrics?: () => Promise<CoordinatorMetrics> }).metrics;
-    const body = metrics ? renderPrometheus(await metrics.call(deps.coordinator)) : "";
-    return new Response(body, { headers: { "content-type": "text/plain; version=0.0.4" } });
-  });
+  app.get("/metrics", async () => new Response(await deps.inferenceMetrics(), { headers: { "content-type": "text/plain; version=0.0.4" } }));
 
   app.all("/admin/trpc/*", ({ request }: { request: Request }) => {
     if (!deps.config.adminToken) return errorResponse(404, requestInfo(request, deps), { message: "no such endpoint", reason: null, validationErrors: null });

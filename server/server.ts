@@ -6,13 +6,18 @@
  * Distributed (REDIS_URL): the store, the work queue and session ownership live in Redis, so any
  * number of gateways serve the same accounts and sessions; DATA_DIR then only holds recordings and
  * must be storage every gateway shares.
+ *
+ * This is the composition root: the only module that picks implementations (store, coordinator,
+ * directory), loads the VAD model and builds the callback dispatcher.
  */
 import type { Server } from "bun";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { InProcessCoordinator } from "../workers/coordinator/in-process.ts";
+import { renderPrometheus, type CoordinatorMetrics } from "../workers/coordinator/redis-metrics.ts";
 import { RedisCoordinator } from "../workers/coordinator/redis.ts";
 import type { InferenceCoordinator } from "../workers/coordinator/types.ts";
+import { SileroVad } from "../workers/vad/silero.ts";
 import { createApp, peerAddress } from "./app.ts";
 import { bootstrapAccount } from "./bootstrap.ts";
 import { LocalDirectory, type SessionDirectory } from "./cluster/directory.ts";
@@ -20,12 +25,34 @@ import { RedisDirectory } from "./cluster/redis-directory.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { loadConfig, type Config } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
+import { createCallbackDispatcher, type CallbackDispatcher } from "./delivery/callbacks.ts";
 import { createGateway, type LiveGateway } from "./gateway/index.ts";
 import { log as rootLog, type Logger } from "./log.ts";
 import { reportServing } from "./serving.ts";
+import { SessionHost } from "./session/host.ts";
 import { sweepExpired } from "./sessions/expiry.ts";
 import { SqliteStore } from "./store/sqlite.ts";
 import type { Store } from "./store/types.ts";
+
+const vadCache = new Map<string, Promise<SileroVad>>();
+
+/** Loads the Silero VAD once per process and path. */
+export function loadVad(modelsDir: string): Promise<SileroVad> {
+  const file = path.join(modelsDir, "silero-vad", "silero_vad.onnx");
+  let p = vadCache.get(file);
+  if (!p) {
+    p = SileroVad.load(file);
+    p.catch(() => vadCache.delete(file));
+    vadCache.set(file, p);
+  }
+  return p;
+}
+
+/** Prometheus text of a coordinator's metrics, for those that have them (distributed mode). */
+function inferenceMetrics(coordinator: InferenceCoordinator): () => Promise<string> {
+  const metrics = (coordinator as { metrics?: () => Promise<CoordinatorMetrics> }).metrics;
+  return async () => (metrics ? renderPrometheus(await metrics.call(coordinator)) : "");
+}
 
 export interface StartOptions {
   config?: Partial<Config>;
@@ -57,7 +84,6 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const log = opts.log ?? rootLog;
   const redisUrl = config.redisUrl;
   const gatewayId = config.gatewayId ?? randomUUID();
-  const redisWarn = (message: string, fields: Record<string, unknown>) => log.warn(message, fields);
   const store =
     opts.store ??
     (redisUrl
@@ -69,7 +95,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       ? await RedisCoordinator.create({ url: redisUrl, prefix: config.redisPrefix, gatewayId })
       : await InProcessCoordinator.create({ modelsDir: config.modelsDir }));
   const directory =
-    opts.directory ?? (redisUrl ? await RedisDirectory.connect({ url: redisUrl, prefix: config.redisPrefix, gatewayId, onError: redisWarn }) : new LocalDirectory());
+    opts.directory ?? (redisUrl ? await RedisDirectory.connect({ url: redisUrl, prefix: config.redisPrefix, gatewayId, log }) : new LocalDirectory());
   await bootstrapAccount(store, config.bootstrapApiKey, log, opts.print ?? (() => {}));
 
   const deps: AppDeps = {
@@ -80,9 +106,21 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     directory,
     log,
     recordingsDir: path.join(config.dataDir, "recordings"),
+    inferenceMetrics: inferenceMetrics(coordinator),
   };
   const app = createApp(deps);
-  const gateway = createGateway(deps);
+  let callbacks: CallbackDispatcher | null = null;
+  const host = new SessionHost({
+    ...deps,
+    vad: () => loadVad(config.modelsDir),
+    callbacks: () =>
+      (callbacks ??= createCallbackDispatcher({
+        allowLoopback: config.callbacksAllowLoopback,
+        allowPrivate: config.callbacksAllowPrivate,
+        onFailure: (f) => log.warn("callback abandoned", { ...f }),
+      })),
+  });
+  const gateway = createGateway(deps, host);
 
   const server = Bun.serve({
     port: config.port,
@@ -131,6 +169,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       clearInterval(sweeper);
       clearInterval(abandonedSweeper);
       await gateway.shutdown();
+      if (callbacks) await callbacks.close({ graceMs: 2000 });
       server.stop(true);
       if (!opts.directory) await directory.close();
       if (!opts.coordinator) await coordinator.close();

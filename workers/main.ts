@@ -13,7 +13,10 @@
  * SIGTERM / SIGINT stop taking jobs, finish running ones and deregister.
  */
 import { InferenceWorker, type InferenceWorkerOptions } from "./distributed/worker.ts";
-import { jsonLog } from "./distributed/log.ts";
+import { createLogger } from "../common/log.ts";
+
+/** JSON lines: info to stdout, warnings and errors to stderr. */
+const log = createLogger({}, { level: "info", errorsToStderr: true });
 
 function numberFromEnv(env: Record<string, string | undefined>, name: string): number | undefined {
   const raw = env[name];
@@ -42,7 +45,7 @@ export function optionsFromEnv(env: Record<string, string | undefined> = process
     blockMs: num("WORKER_BLOCK_MS"),
     sessionThreads: num("WORKER_SESSION_THREADS"),
     jobDelayMs: num("WORKER_JOB_DELAY_MS"),
-    log: jsonLog,
+    log,
   };
 }
 
@@ -51,14 +54,14 @@ if (import.meta.main) {
   try {
     worker = await InferenceWorker.start(optionsFromEnv());
   } catch (err) {
-    jsonLog("error", "worker failed to start", { error: err instanceof Error ? err.message : String(err) });
+    log.error("worker failed to start", { error: err instanceof Error ? err.message : String(err) });
     process.exit(1);
   }
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    jsonLog("info", "worker stopping", { worker: worker.id, signal });
+    log.info("worker stopping", { worker: worker.id, signal });
     await worker.stop();
     process.exit(0);
   };

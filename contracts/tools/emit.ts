@@ -83,14 +83,26 @@ export function listOperations(openapi: JsonObject): OperationEntry[] {
 }
 
 /** `generated/operations.ts`: the operation table for the server and the conformance suite. */
-export function emitOperations(openapi: JsonObject): string {
+/**
+ * The operation table, and `OperationTypes`: the request (path, query, body) and response types of
+ * each operation, by the names hey-api gives them (`<OperationId>Data`, `<OperationId>Responses`;
+ * `never` where it emitted none). `typeNames` are the types exported by generated/openapi/types.gen.ts.
+ */
+export function emitOperations(openapi: JsonObject, typeNames: Set<string> = new Set()): string {
   const ops = listOperations(openapi);
+  const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
+  const typeOf = (name: string) => (typeNames.has(name) ? name : "never");
+  const imported = ops.flatMap((op) => [`${pascal(op.operationId)}Data`, `${pascal(op.operationId)}Responses`]).filter((n) => typeNames.has(n)).sort();
+  const typeRows = ops
+    .map((op) => `  ${op.operationId}: { request: ${typeOf(`${pascal(op.operationId)}Data`)}; responses: ${typeOf(`${pascal(op.operationId)}Responses`)} };`)
+    .join("\n");
   const rows = ops
     .map((op) => `  { method: ${JSON.stringify(op.method)}, path: ${JSON.stringify(op.path)}, operationId: ${JSON.stringify(op.operationId)}, statuses: [${op.statuses.join(", ")}] },`)
     .join("\n");
   const ids = ops.map((op) => JSON.stringify(op.operationId)).join(" | ");
+  const importLine = imported.length ? `import type { ${imported.join(", ")} } from "./openapi/types.gen.ts";\n\n` : "";
   return `${HEADER}
-export type OperationId = ${ids};
+${importLine}export type OperationId = ${ids};
 
 export interface Operation {
   /** HTTP method in upper case. */
@@ -112,6 +124,11 @@ export function operationById(id: OperationId): Operation {
   const op = operations.find((o) => o.operationId === id);
   if (!op) throw new Error(\`unknown operation \${id}\`);
   return op;
+}
+
+/** Request (path, query, body) and response (by status) types of each operation. */
+export interface OperationTypes {
+${typeRows}
 }
 `;
 }

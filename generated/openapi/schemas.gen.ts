@@ -822,35 +822,42 @@ export const EndOfTurnDefaultsSchema = {
         threshold: {
             type: 'number',
             exclusiveMinimum: 0,
-            exclusiveMaximum: 1
+            exclusiveMaximum: 1,
+            default: 0.6
         },
         silence_ms: {
             type: 'integer',
             exclusiveMinimum: 0,
-            maximum: 10000
+            maximum: 10000,
+            default: 200
         },
         stop_s: {
             type: 'number',
             exclusiveMinimum: 0,
-            maximum: 60
+            maximum: 60,
+            default: 1.5
         },
         reeval_ms: {
             type: 'integer',
             minimum: 0,
-            maximum: 10000
+            maximum: 10000,
+            default: 200
         },
         window_s: {
             type: 'number',
             exclusiveMinimum: 0,
-            maximum: 8
+            maximum: 8,
+            default: 2
         },
         speech_dbfs: {
             type: 'number',
             minimum: -100,
-            maximum: 0
+            maximum: 0,
+            default: -50
         },
         emit_scores: {
-            type: 'boolean'
+            type: 'boolean',
+            default: false
         }
     }
 } as const;
@@ -1162,6 +1169,7 @@ export const EntityToggleSchema = {
 
 export const EntityTypeSelectionSchema = {
     description: 'Which entity types: a preset or type name (presets include `pii`, `pci`, `phi`, `contact`, `financial`, `name`, `location`, `date`), a list of presets and types, or an object enabling and disabling types.',
+    default: 'pii',
     anyOf: [
         {
             type: 'string',

@@ -5,11 +5,14 @@
  * that arithmetic in one place.
  */
 
-export type AudioEncoding = "wav/pcm" | "wav/alaw" | "wav/ulaw";
-export type BitDepth = 8 | 16 | 24 | 32;
+import { AudioEncodingSchema, BitDepthSchema } from "../../generated/openapi/schemas.gen.ts";
+import type { AudioEncoding, BitDepth } from "../../generated/openapi/types.gen.ts";
 
-export const AUDIO_ENCODINGS: readonly AudioEncoding[] = ["wav/pcm", "wav/alaw", "wav/ulaw"];
-export const BIT_DEPTHS: readonly BitDepth[] = [8, 16, 24, 32];
+export type { AudioEncoding, BitDepth } from "../../generated/openapi/types.gen.ts";
+
+/** The encodings and bit depths of the contract. */
+export const AUDIO_ENCODINGS: readonly AudioEncoding[] = AudioEncodingSchema.enum;
+export const BIT_DEPTHS: readonly BitDepth[] = BitDepthSchema.enum;
 
 /** The session's declared audio format. */
 export interface AudioFormat {

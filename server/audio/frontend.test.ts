@@ -5,14 +5,14 @@ import { SileroVad } from "../../workers/vad/silero.ts";
 import type { UtteranceFinalEvent } from "../vad/endpointer.ts";
 import { createAudioFrontend, type FrontendEvent } from "./frontend.ts";
 import { createResampler } from "./resampler.ts";
-import { readWavFile } from "./wav-file.ts";
+import { readWavFile } from "../../workers/dsp/wav.ts";
 
 const SHARED = path.resolve(import.meta.dir, "../../../shared");
 const MODEL = path.join(process.env.MODELS_DIR ?? path.join(SHARED, "models"), "silero-vad/silero_vad.onnx");
 const vad = await SileroVad.load(MODEL);
 afterAll(() => vad.close());
 
-const load = async (name: string) => (await readWavFile(path.join(SHARED, "audio", name))).channels[0]!;
+const load = async (name: string) => readWavFile(path.join(SHARED, "audio", name)).samples;
 
 const toInt16 = (x: Float32Array) => Int16Array.from(x, (v) => Math.max(-32768, Math.min(32767, Math.round(v * 32768))));
 

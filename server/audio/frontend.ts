@@ -39,6 +39,8 @@ export interface AudioFrontendOptions {
   vad: SileroVad;
   endpointer?: EndpointerOptions;
   resamplerQuality?: ResamplerQuality;
+  /** Sees each channel's 16 kHz audio before the VAD does; `time` (s) is that of its first sample. */
+  onAudio?: (channel: number, samples: Float32Array, time: number) => void;
 }
 
 export interface AudioFrontend {
@@ -63,6 +65,8 @@ export interface AudioFrontend {
 interface Channel {
   resampler: Resampler;
   endpointer: Endpointer;
+  /** 16 kHz samples handed to the endpointer so far. */
+  samples: number;
 }
 
 /** Time an event refers to, used to interleave the channels' events. */
@@ -91,8 +95,17 @@ export async function createAudioFrontend(options: AudioFrontendOptions): Promis
     channels.push({
       resampler: await createResampler(options.format.sampleRate, FRONTEND_SAMPLE_RATE, options.resamplerQuality),
       endpointer: createEndpointer(options.vad.createStream(FRONTEND_SAMPLE_RATE), options.endpointer),
+      samples: 0,
     });
   }
+
+  /** Resampled audio of channel `c`, shown to `onAudio` on its way to the endpointer. */
+  const tap = (c: number, samples: Float32Array): Float32Array => {
+    const ch = channels[c]!;
+    if (options.onAudio && samples.length > 0) options.onAudio(c, samples, ch.samples / FRONTEND_SAMPLE_RATE);
+    ch.samples += samples.length;
+    return samples;
+  };
 
   const warnings = (): FrontendWarning[] => decoder.takeWarnings().map((w) => ({ type: "warning", ...w }));
 
@@ -107,7 +120,7 @@ export async function createAudioFrontend(options: AudioFrontendOptions): Promis
       const decoded = decoder.push(bytes);
       const found = warnings();
       return collect(
-        channels.map((ch, c) => ch.endpointer.push(ch.resampler.push(decoded[c]!))),
+        channels.map((ch, c) => ch.endpointer.push(tap(c, ch.resampler.push(decoded[c]!)))),
         found,
       );
     },
@@ -116,8 +129,8 @@ export async function createAudioFrontend(options: AudioFrontendOptions): Promis
       const found = warnings();
       return collect(
         channels.map(async (ch, c) => {
-          const head = ch.resampler.push(decoded[c]!);
-          const tail = ch.resampler.flush();
+          const head = tap(c, ch.resampler.push(decoded[c]!));
+          const tail = tap(c, ch.resampler.flush());
           const events = await ch.endpointer.push(head);
           events.push(...(await ch.endpointer.push(tail)));
           events.push(...(await ch.endpointer.flush()));

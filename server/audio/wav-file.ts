@@ -1,12 +1,13 @@
 /**
- * Whole-file WAV reading on top of the streaming decoder (tools, tests, fixtures).
+ * Whole-file WAV decoding on top of the streaming decoder, in the file's own declared format (each
+ * channel kept). To read a file's samples as mono, use `workers/dsp/wav.ts`.
  */
 
 import { createAudioDecoder } from "./decoder.ts";
 import type { AudioEncoding, AudioFormat, BitDepth } from "./format.ts";
 import { parseFmtChunk, type WavFormatInfo } from "./wav-header.ts";
 
-export interface DecodedWav {
+export interface DecodedWavFile {
   format: AudioFormat;
   /** One array per channel, samples in [-1, 1]. */
   channels: Float32Array[];
@@ -34,7 +35,7 @@ export function readWavFormat(bytes: Uint8Array): WavFormatInfo {
 }
 
 /** Decodes a complete WAV file (integer PCM, A-law or µ-law) into per-channel float samples. */
-export function decodeWavFile(bytes: Uint8Array): DecodedWav {
+export function decodeWavFile(bytes: Uint8Array): DecodedWavFile {
   const info = readWavFormat(bytes);
   const encoding = ENCODINGS[info.formatTag];
   if (!encoding) throw new Error(`unsupported WAV format tag ${info.formatTag}`);
@@ -56,9 +57,4 @@ export function decodeWavFile(bytes: Uint8Array): DecodedWav {
     return out;
   });
   return { format, channels };
-}
-
-/** Reads and decodes a WAV file from disk. */
-export async function readWavFile(path: string): Promise<DecodedWav> {
-  return decodeWavFile(new Uint8Array(await Bun.file(path).arrayBuffer()));
 }

@@ -9,8 +9,9 @@
  * request is published to the holder, which stores the session's resume state and releases the lease;
  * the requester polls the lease until it is free (or expired) and takes it.
  */
-import { connectRedis, dropClient, errorMessage, type RedisClient } from "../../workers/distributed/redis-client.ts";
-import { RedisKeys } from "../../workers/distributed/keys.ts";
+import { connectRedis, dropClient, errorMessage, type RedisClient } from "../../common/redis/client.ts";
+import type { Logger } from "../../common/log.ts";
+import { RedisKeys } from "../../common/redis/keys.ts";
 import type { SessionDirectory } from "./directory.ts";
 
 const CLAIM = `
@@ -44,7 +45,8 @@ export interface RedisDirectoryOptions {
   prefix?: string;
   /** Lease of a held session in ms (default 10 s): how long a dead gateway's sessions stay unclaimable. */
   leaseMs?: number;
-  onError?: (message: string, fields: Record<string, unknown>) => void;
+  /** Receives connection warnings. */
+  log?: Logger;
 }
 
 export class RedisDirectory implements SessionDirectory {
@@ -72,15 +74,15 @@ export class RedisDirectory implements SessionDirectory {
   }
 
   private owner(sessionId: string): string {
-    return `${this.keys.prefix}:owner:${sessionId}`;
+    return this.keys.owner(sessionId);
   }
 
   private channel(gatewayId: string): string {
-    return `${this.keys.prefix}:gateway:${gatewayId}:handover`;
+    return this.keys.handover(gatewayId);
   }
 
   private warn(message: string, fields: Record<string, unknown>): void {
-    this.opts.onError?.(message, { gateway: this.gatewayId, ...fields });
+    this.opts.log?.warn(message, { gateway: this.gatewayId, ...fields });
   }
 
   private async start(): Promise<void> {

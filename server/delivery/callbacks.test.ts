@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
 import {
+  type CallbackMessage,
   createCallbackDispatcher,
   verifyCallbackSignature,
   type CallbackDelivery,
@@ -43,8 +44,11 @@ afterEach(() => {
   for (const server of servers.splice(0)) server.stop(true);
 });
 
-function message(i: number) {
-  return { type: "transcript", session_id: "s1", data: { index: i, is_final: true } };
+/** A payload the dispatcher carries as is (it signs and posts, it does not validate shapes). */
+const payload = (m: object): CallbackMessage => m as CallbackMessage;
+
+function message(i: number): CallbackMessage {
+  return payload({ type: "transcript", session_id: "s1", data: { index: i, is_final: true } });
 }
 
 function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
@@ -116,11 +120,11 @@ describe("callback dispatcher", () => {
     const rx = startReceiver(() => new Response("ok"));
     servers.push(rx.server);
     const dispatcher = createCallbackDispatcher({ allowLoopback: true });
-    dispatcher.enqueue("s9", { url: rx.url, secret: SECRET, message: { type: "start_session", session_id: "s9" } });
+    dispatcher.enqueue("s9", { url: rx.url, secret: SECRET, message: payload({ type: "start_session", session_id: "s9" }) });
     dispatcher.enqueue("s9", {
       url: rx.url,
       secret: SECRET,
-      message: { type: "audio_chunk", acknowledged: true, data: { byte_range: [0, 3200], time_range: [0, 100] } },
+      message: payload({ type: "audio_chunk", acknowledged: true, data: { byte_range: [0, 3200], time_range: [0, 100] } }),
     });
     await dispatcher.drain("s9");
     await dispatcher.close();

@@ -24,16 +24,15 @@
  * egress proxy.
  */
 import { randomUUID } from "node:crypto";
+import type { CallbackMessage as CallbackBody } from "../../generated/openapi/types.gen.ts";
+import { settleWithin } from "../../common/timeout.ts";
 import { checkDestination, RefusedDestinationError, type AddressPolicy } from "./address-policy.ts";
 import { CALLBACK_ID_HEADER, SIGNATURE_HEADER, signCallback } from "./signature.ts";
 
 export { verifyCallbackSignature, signCallback, SIGNATURE_HEADER, CALLBACK_ID_HEADER } from "./signature.ts";
 
-/** A server message as sent on the WebSocket (must carry a string `type`). */
-export interface CallbackMessage {
-  type: string;
-  [member: string]: unknown;
-}
+/** A message posted to a callback URL: the `payload` of one of the contracts' callback bodies. */
+export type CallbackMessage = CallbackBody["payload"];
 
 /** One message to deliver. */
 export interface CallbackJob {
@@ -43,12 +42,8 @@ export interface CallbackJob {
   message: CallbackMessage;
 }
 
-/** The JSON body posted to the callback URL. */
-export interface CallbackEnvelope {
-  id: string;
-  event: string;
-  payload: CallbackMessage;
-}
+/** The JSON body posted to the callback URL (`{ id, event: "live.<type>", payload }`). */
+export type CallbackEnvelope = CallbackBody;
 
 export type CallbackFailureReason =
   | "invalid_message"
@@ -116,6 +111,8 @@ interface QueuedItem {
   callbackId: string;
   url: string;
   secret: string;
+  /** `live.<type>` of the message. */
+  event: string;
   message: CallbackMessage;
 }
 
@@ -157,12 +154,12 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions = {}
     }
   };
 
-  const fail = (sessionId: string, item: QueuedItem, attempts: number, outcome: { reason: CallbackFailureReason; status?: number; detail: string }): void => {
+  const fail = (sessionId: string, item: Pick<QueuedItem, "callbackId" | "url" | "event">, attempts: number, outcome: { reason: CallbackFailureReason; status?: number; detail: string }): void => {
     report(options.onFailure, {
       sessionId,
       callbackId: item.callbackId,
       url: item.url,
-      event: eventName(item.message),
+      event: item.event,
       reason: outcome.reason,
       attempts,
       status: outcome.status,
@@ -215,7 +212,8 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions = {}
   };
 
   const deliver = async (sessionId: string, queue: SessionQueue, item: QueuedItem): Promise<void> => {
-    const envelope: CallbackEnvelope = { id: sessionId, event: eventName(item.message), payload: item.message };
+    // The event names the payload's type, as each body of the contract pairs them.
+    const envelope = { id: sessionId, event: item.event, payload: item.message } as CallbackEnvelope;
     let body: string;
     try {
       body = JSON.stringify(envelope);
@@ -278,14 +276,15 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions = {}
       try {
         const callbackId = randomUUID();
         const message = job?.message;
-        if (!message || typeof message !== "object" || typeof message.type !== "string" || message.type === "") {
-          fail(sessionId, { callbackId, url: String(job?.url), secret: "", message: { type: "unknown" } }, 0, {
+        const type: unknown = (message as { type?: unknown } | undefined)?.type;
+        if (!message || typeof message !== "object" || typeof type !== "string" || type === "") {
+          fail(sessionId, { callbackId, url: String(job?.url), event: "live.unknown" }, 0, {
             reason: "invalid_message",
             detail: "message must be an object with a non-empty string type",
           });
           return;
         }
-        const item: QueuedItem = { callbackId, url: String(job.url), secret: String(job.secret ?? ""), message };
+        const item: QueuedItem = { callbackId, url: String(job.url), secret: String(job.secret ?? ""), event: eventName(message), message };
         if (closed) {
           fail(sessionId, item, 0, { reason: "closed", detail: "dispatcher closed" });
           return;
@@ -320,11 +319,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions = {}
       closed = true;
       const graceMs = Math.max(0, closeOptions.graceMs ?? 0);
       const all = Promise.all([...queues.keys()].map((id) => this.drain(id)));
-      if (graceMs > 0) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-        clearTimeout(timer);
-      }
+      if (graceMs > 0) await settleWithin(all, graceMs);
       closing.abort();
       // Items still queued behind the aborted one are reported as closed.
       for (const [sessionId, queue] of queues) {
@@ -348,8 +343,8 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions = {}
 }
 
 /** `live.<type>` event name of a message. */
-export function eventName(message: CallbackMessage): string {
-  return `live.${message.type}`;
+export function eventName(message: CallbackMessage): CallbackEnvelope["event"] {
+  return `live.${message.type}` as CallbackEnvelope["event"];
 }
 
 /** Exponential backoff with equal jitter: half fixed, half random. */

@@ -7,7 +7,7 @@ import { getLiveCapabilities, getLiveDefaults, storeLlmCallback } from "./handle
 import { getLiveSessionRecording } from "./handlers/recording.ts";
 import { deleteLiveSession, getLiveSession, listLiveSessions } from "./handlers/sessions.ts";
 
-export const routes: Record<OperationId, { scope: Scope; handler: Handler }> = {
+export const routes: { [Op in OperationId]: { scope: Scope; handler: Handler<Op> } } = {
   createLiveSession: { scope: "sessions:write", handler: createLiveSession },
   listLiveSessions: { scope: "sessions:read", handler: listLiveSessions },
   getLiveSession: { scope: "sessions:read", handler: getLiveSession },

@@ -1,9 +1,58 @@
 /**
- * Values applied to options the init body omits (served by GET /v2/live/defaults), and the merge of a
- * request with them: the options a session actually runs with.
+ * Values applied to options the init body omits (served by GET /v2/live/defaults), read from the
+ * contracts' `default:` values, and the merge of a request with them: the options a session actually
+ * runs with. No default is written here: change it in contracts/schemas and regenerate.
  */
-import type { EndOfTurnDefaults, LatencyProfileSettings, LiveDefaults, LiveSessionInit, MessagesConfig } from "../../generated/openapi/types.gen.ts";
+import * as schemas from "../../generated/openapi/schemas.gen.ts";
+import type { EndOfTurnDefaults, LanguageConfig, LatencyProfileSettings, LiveDefaults, LiveSessionInit, MessagesConfig } from "../../generated/openapi/types.gen.ts";
 import { STREAMING_PROFILES, type StreamingProfile } from "../session/streaming.ts";
+
+interface JsonSchema {
+  default?: unknown;
+  $ref?: string;
+  properties?: Record<string, JsonSchema>;
+}
+
+const components = schemas as unknown as Record<string, JsonSchema>;
+
+function resolve(ref: string): JsonSchema {
+  const schema = components[`${ref.slice(ref.lastIndexOf("/") + 1)}Schema`];
+  if (!schema) throw new Error(`contract default: unknown schema ${ref}`);
+  return schema;
+}
+
+/**
+ * The contract's default of a schema: its own `default:`, that of the schema it references, or for an
+ * object, its members' defaults (members defaulting to null left out; undefined when none has one).
+ */
+function defaultOf(schema: JsonSchema | undefined): unknown {
+  if (!schema) return undefined;
+  if ("default" in schema) return schema.default;
+  if (schema.$ref) return defaultOf(resolve(schema.$ref));
+  if (!schema.properties) return undefined;
+  const members = Object.entries(schema.properties)
+    .map(([name, member]) => [name, defaultOf(member)] as const)
+    .filter(([, value]) => value !== undefined && value !== null);
+  return members.length > 0 ? Object.fromEntries(members) : undefined;
+}
+
+/**
+ * Every member of LiveDefaults: the default the init body's member declares, else the one the
+ * LiveDefaults member declares (e.g. `end_of_turn`, whose init members default to null).
+ */
+function contractDefaults(): LiveDefaults {
+  const init = schemas.LiveSessionInitSchema.properties as Record<string, JsonSchema>;
+  const own = schemas.LiveDefaultsSchema.properties as Record<string, JsonSchema>;
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(own)) {
+    const fromInit = defaultOf(init[name]);
+    const value = fromInit !== undefined ? fromInit : defaultOf(own[name]);
+    if (value !== undefined) out[name] = value;
+  }
+  const missing = schemas.LiveDefaultsSchema.required.filter((name) => !(name in out));
+  if (missing.length > 0) throw new Error(`contract defaults missing for: ${missing.join(", ")}`);
+  return out as LiveDefaults;
+}
 
 const profileSettings = (p: StreamingProfile): LatencyProfileSettings => ({
   partial_interval_ms: p.partialIntervalMs,
@@ -13,86 +62,42 @@ const profileSettings = (p: StreamingProfile): LatencyProfileSettings => ({
   final_reuses_partial: p.reuseCoveringDecode,
 });
 
-export const endOfTurnDefaults: Required<EndOfTurnDefaults> = {
-  threshold: 0.6,
-  silence_ms: 200,
-  stop_s: 1.5,
-  reeval_ms: 200,
-  window_s: 2,
-  speech_dbfs: -50,
-  emit_scores: false,
-};
-
-export const messagesDefaults: Required<MessagesConfig> = {
-  receive_partial_transcripts: true,
-  receive_final_transcripts: true,
-  receive_speech_events: true,
-  receive_pre_processing_events: true,
-  receive_realtime_processing_events: true,
-  receive_post_processing_events: true,
-  receive_acknowledgments: true,
-  receive_errors: true,
-  receive_lifecycle_events: false,
-};
-
-export const callbackMessagesDefaults: Required<MessagesConfig> = {
-  receive_partial_transcripts: false,
-  receive_final_transcripts: true,
-  receive_speech_events: false,
-  receive_pre_processing_events: true,
-  receive_realtime_processing_events: true,
-  receive_post_processing_events: true,
-  receive_acknowledgments: false,
-  receive_errors: false,
-  receive_lifecycle_events: true,
-};
-
+/** The contract's defaults, and what each latency profile sets (the streaming policy's own table). */
 export const liveDefaults: LiveDefaults = {
-  encoding: "wav/pcm",
-  bit_depth: 16,
-  sample_rate: 16000,
-  channels: 1,
-  model: "solaria-1",
-  profile: "balanced",
-  endpointing: 0.64,
-  maximum_duration_without_endpointing: null,
-  language_config: { languages: [], code_switching: false },
-  messages_config: messagesDefaults,
-  callback: false,
-  callback_config: callbackMessagesDefaults,
-  end_of_turn: endOfTurnDefaults,
-  turn_router: false,
-  numerals: false,
-  punctuation: true,
-  diarization: false,
-  named_entity_recognition: { entities: "pii", threshold: 0.5 },
-  pii: { entities: "pii", threshold: 0.5, return_entities: false },
+  ...contractDefaults(),
   profiles: {
     low_latency: profileSettings(STREAMING_PROFILES.low_latency),
     balanced: profileSettings(STREAMING_PROFILES.balanced),
     accurate: profileSettings(STREAMING_PROFILES.accurate),
   },
 };
+export const endOfTurnDefaults = liveDefaults.end_of_turn as Required<EndOfTurnDefaults>;
+export const messagesDefaults = liveDefaults.messages_config as Required<MessagesConfig>;
+export const callbackMessagesDefaults = liveDefaults.callback_config as Required<MessagesConfig>;
+
+/** Init members that always have a value once defaults are applied (scalars of LiveDefaults). */
+type Defaulted =
+  | "encoding"
+  | "bit_depth"
+  | "sample_rate"
+  | "channels"
+  | "model"
+  | "profile"
+  | "endpointing"
+  | "maximum_duration_without_endpointing"
+  | "callback"
+  | "turn_router"
+  | "numerals"
+  | "punctuation"
+  | "diarization";
 
 /** The options a session runs with: the request, every omitted member filled from the defaults. */
-export type AppliedOptions = Omit<LiveSessionInit, "end_of_turn" | "messages_config" | "language_config"> & {
-  encoding: NonNullable<LiveSessionInit["encoding"]>;
-  bit_depth: NonNullable<LiveSessionInit["bit_depth"]>;
-  sample_rate: NonNullable<LiveSessionInit["sample_rate"]>;
-  channels: number;
-  model: NonNullable<LiveSessionInit["model"]>;
-  profile: NonNullable<LiveSessionInit["profile"]>;
-  endpointing: number;
-  maximum_duration_without_endpointing: number | null;
-  language_config: { languages: string[]; code_switching: boolean };
-  messages_config: Required<MessagesConfig>;
-  callback: boolean;
-  end_of_turn: Required<EndOfTurnDefaults>;
-  turn_router: boolean;
-  numerals: boolean;
-  punctuation: boolean;
-  diarization: boolean;
-};
+export type AppliedOptions = Omit<LiveSessionInit, Defaulted | "end_of_turn" | "messages_config" | "language_config"> &
+  Pick<LiveDefaults, Defaulted> & {
+    language_config: Required<LanguageConfig>;
+    messages_config: Required<MessagesConfig>;
+    end_of_turn: Required<EndOfTurnDefaults>;
+  };
 
 /** The members of `o` that are set (neither null nor undefined). */
 const dropNulls = <T extends object>(o: T | null | undefined): { [K in keyof T]?: NonNullable<T[K]> } =>
@@ -109,10 +114,10 @@ export function applyDefaults(init: LiveSessionInit): AppliedOptions {
     model: init.model ?? d.model,
     profile: init.profile ?? d.profile,
     endpointing: init.endpointing ?? d.endpointing,
-    maximum_duration_without_endpointing: init.maximum_duration_without_endpointing ?? null,
+    maximum_duration_without_endpointing: init.maximum_duration_without_endpointing ?? d.maximum_duration_without_endpointing,
     language_config: {
-      languages: init.language_config?.languages ?? [],
-      code_switching: init.language_config?.code_switching ?? false,
+      languages: init.language_config?.languages ?? [...d.language_config.languages!],
+      code_switching: init.language_config?.code_switching ?? d.language_config.code_switching!,
     },
     messages_config: { ...messagesDefaults, ...dropNulls(init.messages_config) },
     callback: init.callback ?? d.callback,

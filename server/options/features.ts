@@ -1,6 +1,5 @@
 /** Which engine add-ons a session's init body asks for (input of the capability check). */
-import type { LiveSessionInit } from "../../generated/openapi/types.gen.ts";
-import type { Feature } from "../../workers/engines/types.ts";
+import type { Feature, LiveSessionInit } from "../../generated/openapi/types.gen.ts";
 
 export function requestedFeatures(init: LiveSessionInit): Feature[] {
   const f = new Set<Feature>();
@@ -14,9 +13,4 @@ export function requestedFeatures(init: LiveSessionInit): Feature[] {
   if (init.end_of_turn) f.add("end_of_turn");
   if (init.numerals) f.add("numerals");
   return [...f];
-}
-
-/** Translation targets asked for (checked when the session starts; a refusal closes 1011 `rejected:`). */
-export function requestedTranslationTargets(init: LiveSessionInit): string[] {
-  return init.realtime_processing?.translation ? [...(init.realtime_processing.translation_config?.target_languages ?? [])] : [];
 }

@@ -202,7 +202,7 @@ describe("ack ledger resume alignment", () => {
     ledger.accept(noise.subarray(0, 3200));
     expect(ledger.nextAck(3000)).toEqual({ byteRange: [0, 3000], ambiguous: false });
 
-    const silent = createAckLedger({ alignBytes: 2, bytesPerSecond: 32000 });
+    const silent = createAckLedger({ alignBytes: 2 });
     silent.accept(new Uint8Array(3200));
     expect(silent.nextAck(3000)).toBeNull();
     // Speech after the silence makes a boundary provable again.
@@ -210,7 +210,7 @@ describe("ack ledger resume alignment", () => {
     const ack = silent.nextAck(3200);
     expect(ack).not.toBeNull();
     expect(ack!.ambiguous).toBe(false);
-    expect(ack!.timeRange).toEqual([0, Math.floor((ack!.byteRange[1] * 1000) / 32000)]);
+    expect(ack!.byteRange[0]).toBe(0);
   });
 
   test("all-zero stream: the lost last ack is still resolved exactly", () => {

@@ -83,18 +83,15 @@ export interface AckLedgerOptions {
   maxRetainBytes?: number;
   /** Ack boundaries are multiples of this (bytes per sample frame, all channels). Default 1. */
   alignBytes?: number;
-  /** Bytes per second, used to fill `timeRange` in ms. */
-  bytesPerSecond?: number;
   /** How many aligned positions below the requested end are tried for an unambiguous boundary. Default 16. */
   searchSteps?: number;
   /** Receives warnings (unmatched resend, forced ambiguous ack). */
   onWarning?: (message: string) => void;
 }
 
-/** An acknowledgment to send: `byte_range` and, when `bytesPerSecond` is known, `time_range` (ms). */
+/** An acknowledgment to send: its `byte_range` (the session's acks module adds the time range). */
 export interface AckRange {
   byteRange: [number, number];
-  timeRange?: [number, number];
   /** True when the boundary could not be proven unambiguous. */
   ambiguous: boolean;
 }
@@ -161,7 +158,6 @@ export class AckLedger {
   private readonly confirmAfter: number;
   private readonly maxRetain: number;
   private readonly align: number;
-  private readonly bytesPerSecond?: number;
   private readonly searchSteps: number;
   private readonly onWarning?: (message: string) => void;
 
@@ -182,7 +178,6 @@ export class AckLedger {
     this.confirmAfter = options.confirmAfterBytes ?? Number.POSITIVE_INFINITY;
     this.maxRetain = options.maxRetainBytes ?? Number.POSITIVE_INFINITY;
     this.align = Math.max(1, Math.floor(options.alignBytes ?? 1));
-    this.bytesPerSecond = options.bytesPerSecond;
     this.searchSteps = Math.max(1, Math.floor(options.searchSteps ?? 16));
     this.onWarning = options.onWarning;
   }
@@ -336,9 +331,6 @@ export class AckLedger {
     this.ackedEnd = end;
     this.candidates.push({ offset: end, receivedAtSend: this.tail.end, ambiguous });
     const ack: AckRange = { byteRange: [first, end], ambiguous };
-    if (this.bytesPerSecond && this.bytesPerSecond > 0) {
-      ack.timeRange = [Math.floor((first * 1000) / this.bytesPerSecond), Math.floor((end * 1000) / this.bytesPerSecond)];
-    }
     this.release();
     return ack;
   }

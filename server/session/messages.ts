@@ -1,15 +1,21 @@
 /**
- * Builders of the server messages of a live session, in the shapes of the contracts
- * (`generated/openapi/types.gen.ts`), and the delivery flag that selects each of them.
+ * Builders of the messages a live session sends, typed by the contracts' generated types
+ * (`generated/openapi/types.gen.ts`), and the delivery rules of each type: the `messages_config` /
+ * `callback_config` flag that selects it, whether the socket carries it, whether it may be posted to
+ * the callback URL. The last two come from the contracts' own discriminator mappings, so a message
+ * type added to the contracts is delivered as they say without a list to update here.
  */
+import { CallbackMessageSchema, ServerMessageSchema } from "../../generated/openapi/schemas.gen.ts";
 import type {
   AudioChunkAckMessage,
+  CallbackMessage,
   EndRecordingMessage,
   EndSessionMessage,
   ErrorMessage,
   MessagesConfig,
   PostFinalTranscriptMessage,
   PostTranscriptMessage,
+  ServerMessage,
   SpeechEndMessage,
   SpeechStartMessage,
   StartRecordingMessage,
@@ -21,48 +27,63 @@ import type {
   Utterance,
 } from "../../generated/openapi/types.gen.ts";
 
-export type ServerMessage =
-  | StartSessionMessage
-  | StartRecordingMessage
-  | SpeechStartMessage
-  | SpeechEndMessage
-  | TranscriptMessage
-  | AudioChunkAckMessage
-  | StopRecordingAckMessage
-  | EndRecordingMessage
-  | PostTranscriptMessage
-  | PostFinalTranscriptMessage
-  | EndSessionMessage
-  | ErrorMessage;
+/** A message of the contracts posted to the callback URL (the `payload` of a callback body). */
+export type CallbackPayload = CallbackMessage["payload"];
+/** Every message a session produces: those of the WebSocket and the callback-only ones (`start_session`). */
+export type SessionMessage = ServerMessage | CallbackPayload;
+export type MessageType = SessionMessage["type"];
+/** The message of one `type`. */
+export type MessageOf<T extends MessageType> = Extract<SessionMessage, { type: T }>;
+/** What a builder fills in besides the head (`session_id`, `created_at`, `type`). */
+export type MessageBody<T extends MessageType> = Omit<MessageOf<T>, "session_id" | "created_at" | "type">;
 
 export type MessageFlag = keyof Required<MessagesConfig>;
 
-/** The `messages_config` / `callback_config` flag enabling a message. */
-export function flagOf(message: ServerMessage): MessageFlag {
-  switch (message.type) {
-    case "start_session":
-    case "start_recording":
-    case "end_recording":
-    case "end_session":
-      return "receive_lifecycle_events";
-    case "speech_start":
-    case "speech_end":
-      return "receive_speech_events";
-    case "transcript":
-      return message.data.is_final ? "receive_final_transcripts" : "receive_partial_transcripts";
-    case "audio_chunk":
-    case "stop_recording":
-      return "receive_acknowledgments";
-    case "post_transcript":
-    case "post_final_transcript":
-      return "receive_post_processing_events";
-    case "error":
-      return "receive_errors";
-  }
+/**
+ * The flag enabling each type (the spec's table of server messages); null: always sent, never by
+ * callback. A new message type of the contracts fails to type-check here until it gets its row.
+ */
+const FLAGS: Record<Exclude<MessageType, "transcript">, MessageFlag | null> = {
+  start_session: "receive_lifecycle_events",
+  start_recording: "receive_lifecycle_events",
+  end_recording: "receive_lifecycle_events",
+  end_session: "receive_lifecycle_events",
+  speech_start: "receive_speech_events",
+  speech_end: "receive_speech_events",
+  named_entity_recognition: "receive_realtime_processing_events",
+  sentiment_analysis: "receive_realtime_processing_events",
+  translation: "receive_realtime_processing_events",
+  pii: null,
+  end_of_turn: null,
+  end_of_turn_score: null,
+  audio_chunk: "receive_acknowledgments",
+  stop_recording: "receive_acknowledgments",
+  post_transcript: "receive_post_processing_events",
+  post_final_transcript: "receive_post_processing_events",
+  error: "receive_errors",
+};
+
+/** The `messages_config` / `callback_config` flag enabling a message; null when no flag governs it. */
+export function flagOf(message: SessionMessage): MessageFlag | null {
+  if (message.type === "transcript") return message.data.is_final ? "receive_final_transcripts" : "receive_partial_transcripts";
+  return FLAGS[message.type];
+}
+
+const SOCKET_TYPES: ReadonlySet<string> = new Set(Object.keys(ServerMessageSchema.discriminator.mapping));
+const CALLBACK_TYPES: ReadonlySet<string> = new Set(Object.keys(CallbackMessageSchema.discriminator.mapping).map((e) => e.slice("live.".length)));
+
+/** Whether the WebSocket carries the message (`start_session` is callback only). */
+export function onSocket(message: SessionMessage): message is ServerMessage {
+  return SOCKET_TYPES.has(message.type);
+}
+
+/** Whether the message may be posted to the callback URL. */
+export function byCallback(message: SessionMessage): message is CallbackPayload {
+  return CALLBACK_TYPES.has(message.type);
 }
 
 /** Lifecycle and final messages that must never be dropped by a slow client. */
-export function isEssential(message: ServerMessage): boolean {
+export function isEssential(message: SessionMessage): boolean {
   return message.type !== "transcript" || message.data.is_final;
 }
 
@@ -73,58 +94,57 @@ export class MessageFactory {
     private readonly now: () => number,
   ) {}
 
-  private head() {
-    return { session_id: this.sessionId, created_at: new Date(this.now()).toISOString() };
+  /** Any message of the contracts: the head filled in, the rest as given. */
+  build<T extends MessageType>(type: T, body: MessageBody<T>): MessageOf<T> {
+    return { session_id: this.sessionId, created_at: new Date(this.now()).toISOString(), type, ...body } as MessageOf<T>;
   }
 
   startSession(): StartSessionMessage {
-    return { ...this.head(), type: "start_session" };
+    return this.build("start_session", {});
   }
 
   startRecording(): StartRecordingMessage {
-    return { ...this.head(), type: "start_recording" };
+    return this.build("start_recording", {});
   }
 
   speech(type: "speech_start" | "speech_end", time: number, channel: number): SpeechStartMessage | SpeechEndMessage {
-    return { ...this.head(), type, data: { time: round3(time), channel } } as SpeechStartMessage | SpeechEndMessage;
+    return this.build(type, { data: { time: round3(time), channel } });
   }
 
   transcript(id: string, isFinal: boolean, utterance: Utterance): TranscriptMessage {
-    return { ...this.head(), type: "transcript", data: { id, is_final: isFinal, utterance } };
+    return this.build("transcript", { data: { id, is_final: isFinal, utterance } });
   }
 
   audioChunkAck(byteRange: [number, number], timeRange: [number, number]): AudioChunkAckMessage {
-    return { ...this.head(), type: "audio_chunk", acknowledged: true, error: null, data: { byte_range: byteRange, time_range: timeRange } };
+    return this.build("audio_chunk", { acknowledged: true, error: null, data: { byte_range: byteRange, time_range: timeRange } });
   }
 
   stopRecordingAck(recordingDuration: number, leftToProcess: number): StopRecordingAckMessage {
-    return {
-      ...this.head(),
-      type: "stop_recording",
+    return this.build("stop_recording", {
       acknowledged: true,
       error: null,
       data: { recording_duration: round3(recordingDuration), recording_left_to_process: round3(Math.max(0, leftToProcess)) },
-    };
+    });
   }
 
   endRecording(recordingDuration: number): EndRecordingMessage {
-    return { ...this.head(), type: "end_recording", data: { recording_duration: round3(recordingDuration) } };
+    return this.build("end_recording", { data: { recording_duration: round3(recordingDuration) } });
   }
 
   postTranscript(transcription: Transcription): PostTranscriptMessage {
-    return { ...this.head(), type: "post_transcript", data: transcription };
+    return this.build("post_transcript", { data: transcription });
   }
 
   postFinalTranscript(result: TranscriptionResult): PostFinalTranscriptMessage {
-    return { ...this.head(), type: "post_final_transcript", data: result };
+    return this.build("post_final_transcript", { data: result });
   }
 
   endSession(): EndSessionMessage {
-    return { ...this.head(), type: "end_session" };
+    return this.build("end_session", {});
   }
 
   error(message: string, code = "bad_request"): ErrorMessage {
-    return { ...this.head(), type: "error", error: { code, message } };
+    return this.build("error", { error: { code, message } });
   }
 }
 

@@ -5,7 +5,7 @@
  * lives: SQLite embedded, Redis when gateways share one.
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
-import type { ServerMessage } from "./messages.ts";
+import type { SessionMessage } from "./messages.ts";
 
 export interface PersistedSession {
   version: 1;
@@ -32,9 +32,9 @@ export interface PersistedSession {
   lastFinalEnd: number[];
   transcriptionTimeS: number;
   /** Messages produced while no socket was attached, to send on reconnect (in order). */
-  held?: ServerMessage[];
+  held?: SessionMessage[];
   /** Finals sent whose audio the client has not confirmed: sent again on reconnect (not in `held`). */
-  unconfirmed?: ServerMessage[];
+  unconfirmed?: SessionMessage[];
 }
 
 /** JSON stored in `resumeState`. */

@@ -1,12 +1,12 @@
 /** A stored session as the API shows it (`LiveSession`). */
 import type { LiveSession } from "../../generated/openapi/types.gen.ts";
+import { liveDefaults } from "../options/defaults.ts";
 import type { SessionRecord } from "../store/types.ts";
 
 const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());
 
 export function presentSession(s: SessionRecord): LiveSession {
   const ended = s.status === "done" || s.status === "error";
-  const options = s.appliedOptions as { channels?: number };
   return {
     id: s.id,
     request_id: s.requestId,
@@ -24,11 +24,11 @@ export function presentSession(s: SessionRecord): LiveSession {
             filename: `${s.id}.flac`,
             source: null,
             audio_duration: s.audioDurationS,
-            number_of_channels: options.channels ?? 1,
+            number_of_channels: s.appliedOptions.channels ?? liveDefaults.channels,
           }
         : null,
-    request_params: s.requestedOptions as LiveSession["request_params"],
-    result: (s.result as LiveSession["result"]) ?? null,
+    request_params: s.requestedOptions,
+    result: s.result ?? null,
   };
 }
 

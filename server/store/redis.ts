@@ -4,7 +4,7 @@
  * `SqliteStore` (the store tests run one suite against both).
  *
  * Key layout, under `{p}:store:` where `{p}` is the deployment prefix (default `stt`, as in
- * `workers/distributed/keys.ts`). Hash fields and list entries hold JSON-encoded values.
+ * `common/redis/keys.ts`). Hash fields and list entries hold JSON-encoded values.
  *
  *   {p}:store:account:{id}                 hash: id, name, createdAt, callbackSecret, and one field
  *                                          `plan.<name>` per plan entry (so plan updates and credit
@@ -39,8 +39,9 @@
  * store is closed.
  */
 import { randomUUID } from "node:crypto";
-import { DEFAULT_PREFIX, RedisKeys } from "../../workers/distributed/keys.ts";
-import { connectRedis, dropClient, isReplyError, sleep, type RedisClient } from "../../workers/distributed/redis-client.ts";
+import { DEFAULT_PREFIX, RedisKeys } from "../../common/redis/keys.ts";
+import { connectRedis, dropClient, isReplyError, sleep, type RedisClient } from "../../common/redis/client.ts";
+import { settleWithin } from "../../common/timeout.ts";
 import { hasRecordFilters, matchesListFilters } from "./list-filter.ts";
 import { hashSecret, newAccount, newKey } from "./records.ts";
 import {
@@ -307,13 +308,6 @@ function limitArg(limit: number): string {
   return limit === -Infinity ? "0" : String(limit);
 }
 
-/** Runs `p`, giving up waiting after `ms` (the timer does not hold the process). */
-async function within(p: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([p.then(() => {}, () => {}), new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
-  clearTimeout(timer);
-}
-
 const noop = () => {};
 
 export interface RedisStoreOptions {
@@ -335,7 +329,7 @@ export class RedisStore implements Store {
     readonly client: RedisClient,
     readonly prefix: string,
   ) {
-    this.base = `${prefix}:store:`;
+    this.base = new RedisKeys(prefix).store;
   }
 
   static async connect(opts: RedisStoreOptions): Promise<RedisStore> {
@@ -605,9 +599,9 @@ export class RedisStore implements Store {
   /** Waits a moment for pending patches, then closes the connection (dropping it if Redis does not answer). */
   async close(): Promise<void> {
     if (this.closed) return;
-    await within(Promise.allSettled([...this.patches.values()]), CLOSE_WAIT_MS);
+    await settleWithin(Promise.allSettled([...this.patches.values()]), CLOSE_WAIT_MS);
     this.closed = true;
-    await within(Promise.resolve().then(() => this.client.close()), CLOSE_WAIT_MS);
+    await settleWithin(Promise.resolve().then(() => this.client.close()), CLOSE_WAIT_MS);
     dropClient(this.client);
   }
 }

@@ -3,8 +3,10 @@
  * bun:sqlite under DATA_DIR (`sqlite.ts`); the distributed one is Redis (`redis.ts`), shared by every
  * gateway. Every method is asynchronous so both fit. Times are epoch milliseconds.
  */
+import type { LiveModel, LiveSessionInit, LiveSessionStatus, TranscriptionResult } from "../../generated/openapi/types.gen.ts";
+import type { AppliedOptions } from "../options/defaults.ts";
 
-export type SessionStatus = "queued" | "processing" | "done" | "error";
+export type SessionStatus = LiveSessionStatus;
 export const sessionStatuses: readonly SessionStatus[] = ["queued", "processing", "done", "error"];
 
 /** Scopes a key may hold. A key created without an explicit list holds all of them. */
@@ -68,12 +70,14 @@ export interface SessionRecord {
   endedAt: number | null;
   /** SHA-256 hex of the WebSocket token. */
   tokenHash: string;
-  model: string;
+  model: LiveModel;
   region: string | null;
-  requestedOptions: Record<string, unknown>;
-  appliedOptions: Record<string, unknown>;
+  /** The init body as the client sent it. */
+  requestedOptions: LiveSessionInit;
+  /** The options the session runs with (the init body with every default applied). */
+  appliedOptions: AppliedOptions;
   customMetadata: Record<string, unknown> | null;
-  result: unknown | null;
+  result: TranscriptionResult | null;
   error: { code: string; message: string } | null;
   recordAudio: boolean;
   recordingPath: string | null;

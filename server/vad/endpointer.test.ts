@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { createAudioDecoder } from "../audio/decoder.ts";
 import { createResampler } from "../audio/resampler.ts";
-import { readWavFile } from "../audio/wav-file.ts";
+import { readWavFile } from "../../workers/dsp/wav.ts";
 import { SileroVad } from "../../workers/vad/silero.ts";
 import {
   createEndpointer,
@@ -19,7 +19,7 @@ const RATE = 16000;
 const vad = await SileroVad.load(MODEL);
 afterAll(() => vad.close());
 
-const load = async (name: string) => (await readWavFile(path.join(SHARED, "audio", name))).channels[0]!;
+const load = async (name: string) => readWavFile(path.join(SHARED, "audio", name)).samples;
 
 /** Speech bounds of a clip by energy (10 ms RMS above 10 % of the loudest), independent of the VAD. */
 function energyBounds(x: Float32Array): { onset: number; offset: number } {

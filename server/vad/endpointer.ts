@@ -18,10 +18,11 @@
  */
 
 import type { VadStream } from "../../workers/vad/silero.ts";
+import { liveDefaults } from "../options/defaults.ts";
 import { SampleWindow } from "./sample-window.ts";
 
 export interface EndpointerOptions {
-  /** Seconds of continuous silence that end an utterance (default 0.64). */
+  /** Seconds of continuous silence that end an utterance (default: the contract's `endpointing`). */
   endpointing?: number;
   /** Seconds after which an utterance is cut even without silence (default: no limit). */
   maxDurationWithoutEndpointing?: number | null;
@@ -102,7 +103,7 @@ export interface Endpointer {
 type Phase = "idle" | "candidate" | "speech";
 
 const DEFAULTS = {
-  endpointing: 0.64,
+  endpointing: liveDefaults.endpointing,
   partialIntervalMs: 500,
   partialOnPause: false,
   startThreshold: 0.5,

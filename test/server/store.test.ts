@@ -13,8 +13,11 @@ import { hashSecret } from "../../server/store/records.ts";
 import { SqliteStore } from "../../server/store/sqlite.ts";
 import { mulberry32 as prng } from "../../workers/util/prng.ts";
 import { allScopes, defaultPlan, type SessionListQuery, type SessionRecord, type SessionStatus, type Store } from "../../server/store/types.ts";
-import { connectRedis, dropClient, type RedisClient } from "../../workers/distributed/redis-client.ts";
+import { connectRedis, dropClient, type RedisClient } from "../../common/redis/client.ts";
 import { startRedis, uniquePrefix, type TestRedis } from "../distributed/redis.ts";
+
+/** The store keeps option and result documents as opaque JSON: any value round-trips. */
+const opaque = (value: unknown): never => value as never;
 
 function session(accountId: string, createdAt: number, extra: Partial<SessionRecord> = {}): SessionRecord {
   return {
@@ -31,7 +34,7 @@ function session(accountId: string, createdAt: number, extra: Partial<SessionRec
     model: "solaria-1",
     region: null,
     requestedOptions: {},
-    appliedOptions: {},
+    appliedOptions: opaque({}),
     customMetadata: null,
     result: null,
     error: null,
@@ -187,10 +190,10 @@ for (const backend of backends) {
         status: "processing",
         connectedAt: 1_700_000_000_200,
         region: "eu-west",
-        requestedOptions: { model: "solaria-1", nested: { list: [1, 2.5, "x", null, true, { deep: [] }] }, empty: {} },
-        appliedOptions: { encoding: "wav/pcm", sample_rate: 16000, bit_depth: 16, flag: false, zero: 0, neg: -1.25e-7 },
+        requestedOptions: opaque({ model: "solaria-1", nested: { list: [1, 2.5, "x", null, true, { deep: [] }] }, empty: {} }),
+        appliedOptions: opaque({ encoding: "wav/pcm", sample_rate: 16000, bit_depth: 16, flag: false, zero: 0, neg: -1.25e-7 }),
         customMetadata: { user: "ü \"q\" \\ /", n: 3, ok: false, nothing: null, obj: { a: [1, { b: "c" }] } },
-        result: { transcription: { full_transcript: "hello" }, values: [0.1, 1e21, -0] },
+        result: opaque({ transcription: { full_transcript: "hello" }, values: [0.1, 1e21, -0] }),
         error: { code: "c", message: "m" },
         recordAudio: false,
         recordingPath: "/data/recordings/x.flac",
@@ -203,7 +206,7 @@ for (const backend of backends) {
 
       const back = (await s.getSessionById(full.id))!;
       expect(back.seq).toBeGreaterThan(0);
-      expect(back).toEqual({ ...full, seq: back.seq, result: { transcription: { full_transcript: "hello" }, values: [0.1, 1e21, 0] } });
+      expect(back).toEqual({ ...full, seq: back.seq, result: opaque({ transcription: { full_transcript: "hello" }, values: [0.1, 1e21, 0] }) });
       expect(Object.keys(back).sort()).toEqual(Object.keys(full).sort());
       expect(back.recordAudio).toBe(false);
       expect((back.customMetadata as any).nothing).toBeNull();
@@ -246,7 +249,7 @@ for (const backend of backends) {
       await s.createSession(rec, 10, 1000, 60_000);
       const { seq } = (await s.getSessionById(rec.id))!;
       await s.updateSession(rec.id, { status: "processing", connectedAt: 1500, updatedAt: 1500, resumeState: { at: [1, 2] } });
-      await s.updateSession(rec.id, { result: { t: "x" }, error: null, recordAudio: false, audioDurationS: 0, customMetadata: null });
+      await s.updateSession(rec.id, { result: opaque({ t: "x" }), error: null, recordAudio: false, audioDurationS: 0, customMetadata: null });
       await s.updateSession(rec.id, {});
       expect(await s.getSessionById(rec.id)).toEqual({
         ...rec,
@@ -255,7 +258,7 @@ for (const backend of backends) {
         connectedAt: 1500,
         updatedAt: 1500,
         resumeState: { at: [1, 2] },
-        result: { t: "x" },
+        result: opaque({ t: "x" }),
         recordAudio: false,
         audioDurationS: 0,
         customMetadata: null,

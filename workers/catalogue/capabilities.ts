@@ -1,13 +1,13 @@
 /**
  * What the installed models can serve: which catalogue entries are present in MODELS_DIR, which
- * entry serves each public model, the resulting `ModelCapability[]`, and the `canServe` check
- * used to validate a session's model + languages + add-ons.
+ * entry serves each public model and the resulting `ModelCapability[]` (checked against a session
+ * by `canServe`, re-exported from the coordinator's interface).
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { ModelCapability, PublicModel } from "../coordinator/types.ts";
+import type { ModelCapability } from "../coordinator/types.ts";
 import { hasEngineFamily } from "../engines/registry.ts";
-import type { EngineFamily, Feature } from "../engines/types.ts";
+import type { EngineFamily } from "../engines/types.ts";
 import { CATALOGUE, PUBLIC_MODELS } from "./entries.ts";
 import type { CatalogueEntry, PublicModelDefinition } from "./types.ts";
 
@@ -75,38 +75,4 @@ export function computeCapabilities(modelsDir: string, opts: ResolveOptions = {}
   return servingEntries(modelsDir, opts).map(({ model, entry }) => capabilityOf(model, entry));
 }
 
-export interface ServeRequest {
-  model: PublicModel | string;
-  /** Languages the session allows; empty or absent means detect. */
-  languages?: string[];
-  features?: Feature[];
-  translationTargets?: string[];
-  profile?: string;
-}
-
-export type ServeVerdict = { ok: true; capability: ModelCapability } | { ok: false; reason: string };
-
-/**
- * Whether the capabilities can serve a session as asked (model, languages, add-ons, translation
- * targets and profile together). On refusal `reason` says what is missing.
- */
-export function canServe(caps: ModelCapability[], req: ServeRequest): ServeVerdict {
-  const capability = caps.find((c) => c.model === req.model);
-  if (!capability) return { ok: false, reason: `no inference endpoint available for model ${req.model}` };
-  const badLanguages = (req.languages ?? []).filter((l) => !capability.languages.includes(l));
-  if (badLanguages.length > 0) {
-    return { ok: false, reason: `model ${req.model} does not transcribe language(s): ${badLanguages.join(", ")}` };
-  }
-  const badFeatures = (req.features ?? []).filter((f) => !capability.features.includes(f));
-  if (badFeatures.length > 0) {
-    return { ok: false, reason: `model ${req.model} does not support: ${badFeatures.join(", ")}` };
-  }
-  const badTargets = (req.translationTargets ?? []).filter((t) => !capability.translationTargets.includes(t));
-  if (badTargets.length > 0) {
-    return { ok: false, reason: `model ${req.model} cannot translate into: ${badTargets.join(", ")}` };
-  }
-  if (req.profile !== undefined && !capability.profiles.includes(req.profile)) {
-    return { ok: false, reason: `model ${req.model} has no latency profile ${req.profile}` };
-  }
-  return { ok: true, capability };
-}
+export { canServe, type ServeRequest, type ServeVerdict } from "../coordinator/can-serve.ts";

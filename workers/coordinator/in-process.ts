@@ -4,7 +4,8 @@
  * transcriptions run on an `EnginePool` of worker threads.
  */
 import { resolve } from "node:path";
-import { canServe, computeCapabilities, servingEntries } from "../catalogue/capabilities.ts";
+import { computeCapabilities, servingEntries } from "../catalogue/capabilities.ts";
+import { canServe } from "./can-serve.ts";
 import { EnginePool } from "../pool/pool.ts";
 import type { EngineSpec } from "../pool/protocol.ts";
 import type { TranscribeResult } from "../engines/types.ts";
@@ -57,11 +58,6 @@ export class InProcessCoordinator implements InferenceCoordinator {
       threads: this.sessionThreads,
     };
     return this.pool.run(spec, job.request, signal);
-  }
-
-  /** Current pool load (running and queued jobs). */
-  get load(): { running: number; queued: number } {
-    return this.pool.load;
   }
 
   async close(): Promise<void> {

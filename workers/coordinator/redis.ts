@@ -10,12 +10,13 @@
  * live workers' advertisements.
  */
 import { randomUUID } from "node:crypto";
-import { canServe } from "../catalogue/capabilities.ts";
+import { canServe } from "./can-serve.ts";
 import type { TranscribeResult } from "../engines/types.ts";
 import { decodeReply, encodeJob, jobKey, validateJob } from "../distributed/codec.ts";
 import { InferenceFailedError, InferenceTimeoutError } from "../distributed/errors.ts";
-import { GATEWAY_GROUP, RedisKeys, WORKER_GROUP } from "../distributed/keys.ts";
-import { silentLog, type LogFn } from "../distributed/log.ts";
+import { GATEWAY_GROUP, RedisKeys, WORKER_GROUP } from "../../common/redis/keys.ts";
+import { silentLogger, type Logger } from "../../common/log.ts";
+import { withTimeout } from "../../common/timeout.ts";
 import {
   connectRedis,
   dropClient,
@@ -27,7 +28,7 @@ import {
   retryWhileDisconnected,
   sleep,
   type RedisClient,
-} from "../distributed/redis-client.ts";
+} from "../../common/redis/client.ts";
 import { capacityFor, unionCapabilities, WorkerRegistry, type WorkerAdvert } from "../registry/registry.ts";
 import type { CoordinatorMetrics, ModelQueueMetrics } from "./redis-metrics.ts";
 import { NoCapacityError, NoEndpointError, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "./types.ts";
@@ -50,7 +51,7 @@ export interface RedisCoordinatorOptions {
   blockMs?: number;
   /** Approximate cap of a job stream's length (default 10000). */
   streamMaxLen?: number;
-  log?: LogFn;
+  log?: Logger;
   /** Called for each result or error that answers a pending call (tracing, per-worker accounting). */
   onReply?: (info: ReplyInfo) => void;
 }
@@ -98,12 +99,6 @@ function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException("the job was aborted", "AbortError");
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(onTimeout()), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 export class RedisCoordinator implements InferenceCoordinator {
   readonly gatewayId: string;
   private readonly keys: RedisKeys;
@@ -114,7 +109,7 @@ export class RedisCoordinator implements InferenceCoordinator {
   private readonly registryRefreshMs: number;
   private readonly blockMs: number;
   private readonly streamMaxLen: number;
-  private readonly log: LogFn;
+  private readonly log: Logger;
   private readonly onReplyHook?: (info: ReplyInfo) => void;
   private readonly pending = new Map<string, PendingJob>();
   private snapshot = new Map<string, SnapshotEntry>();
@@ -140,7 +135,7 @@ export class RedisCoordinator implements InferenceCoordinator {
     this.registryRefreshMs = opts.registryRefreshMs ?? 500;
     this.blockMs = opts.blockMs ?? 1000;
     this.streamMaxLen = opts.streamMaxLen ?? 10_000;
-    this.log = opts.log ?? silentLog;
+    this.log = opts.log ?? silentLogger;
     this.onReplyHook = opts.onReply;
   }
 
@@ -152,7 +147,7 @@ export class RedisCoordinator implements InferenceCoordinator {
   }
 
   private async connect(url: string): Promise<void> {
-    const onError = (err: Error) => this.log("warn", "redis connection error", { gateway: this.gatewayId, error: err.message });
+    const onError = (err: Error) => this.log.warn("redis connection error", { gateway: this.gatewayId, error: err.message });
     this.client = await connectRedis({ url, name: `gateway:${this.gatewayId}`, onError });
     this.reader = await connectRedis({ url, name: `gateway-reader:${this.gatewayId}`, onError });
     this.registry = new WorkerRegistry(this.client, this.keys);
@@ -345,7 +340,7 @@ export class RedisCoordinator implements InferenceCoordinator {
     try {
       reply = decodeReply(fields);
     } catch (err) {
-      this.log("warn", "malformed inference reply ignored", { gateway: this.gatewayId, error: errorMessage(err) });
+      this.log.warn("malformed inference reply ignored", { gateway: this.gatewayId, error: errorMessage(err) });
       return;
     }
     const p = this.pending.get(reply.key);
@@ -380,7 +375,7 @@ export class RedisCoordinator implements InferenceCoordinator {
       this.graceUntil = Date.now() + Math.max(5000, ...[...this.snapshot.values()].map((e) => e.advert.ttlMs));
       await ensureGroup(this.client, this.replyStream, GATEWAY_GROUP);
       const jobs = [...this.pending.values()].filter((p) => p.submitted && !p.settled);
-      this.log("warn", "redis restarted; re-sending pending jobs", { gateway: this.gatewayId, jobs: jobs.length });
+      this.log.warn("redis restarted; re-sending pending jobs", { gateway: this.gatewayId, jobs: jobs.length });
       for (const p of jobs) {
         const id = await retryWhileDisconnected(
           () =>
@@ -394,7 +389,7 @@ export class RedisCoordinator implements InferenceCoordinator {
         this.counters.resent++;
       }
     } catch (err) {
-      this.log("warn", "re-sending pending jobs failed", { gateway: this.gatewayId, error: errorMessage(err) });
+      this.log.warn("re-sending pending jobs failed", { gateway: this.gatewayId, error: errorMessage(err) });
     }
   }
 
@@ -429,7 +424,7 @@ export class RedisCoordinator implements InferenceCoordinator {
     } catch (err) {
       if (!this.registryReachable) return;
       this.registryReachable = false;
-      this.log("warn", "worker registry unreadable; keeping the last known workers", { gateway: this.gatewayId, error: errorMessage(err) });
+      this.log.warn("worker registry unreadable; keeping the last known workers", { gateway: this.gatewayId, error: errorMessage(err) });
     }
   }
 }

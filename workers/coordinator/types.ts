@@ -3,9 +3,13 @@
  * Two implementations: in-process (embedded mode, engines on worker threads) and Redis Streams
  * (distributed mode, `REDIS_URL` set). Session logic never knows which one it talks to.
  */
+import type { LiveModel } from "../../generated/openapi/types.gen.ts";
 import type { Feature, TranscribeRequest, TranscribeResult } from "../engines/types.ts";
 
-export type PublicModel = "solaria-3" | "solaria-1" | "trantoria-1";
+export type { Feature, TranscribeRequest, TranscribeResult, WordTiming } from "../engines/types.ts";
+
+/** A public model name (`model` of the init body). */
+export type PublicModel = LiveModel;
 
 /** What one public model can do right now, as served by the installed/registered engines. */
 export interface ModelCapability {

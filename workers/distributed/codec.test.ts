@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
 import { audioToBytes, bytesToAudio, decodeJob, decodeReply, encodeJob, encodeReply, jobKey } from "./codec.ts";
-import { ResultCache } from "./result-cache.ts";
 
 const job = {
   sessionId: "s1",
@@ -46,27 +45,5 @@ describe("job and reply wire format", () => {
     expect(decodeReply(encodeReply({ key: "k", worker: "w", error: "boom" }))).toEqual({ key: "k", worker: "w", error: "boom" });
     expect(() => decodeReply({ worker: "w" })).toThrow(/no key/);
     expect(() => decodeReply({ key: "k" })).toThrow(/neither result nor error/);
-  });
-});
-
-describe("result cache", () => {
-  const r = (text: string) => ({ text, language: "en", confidence: 1, words: [], noSpeech: false });
-
-  test("keeps the most recently used entries up to its capacity", () => {
-    const cache = new ResultCache(2);
-    cache.set("a", r("a"));
-    cache.set("b", r("b"));
-    expect(cache.get("a")?.text).toBe("a"); // a is now the most recent
-    cache.set("c", r("c"));
-    expect(cache.get("b")).toBeUndefined();
-    expect(cache.get("a")?.text).toBe("a");
-    expect(cache.get("c")?.text).toBe("c");
-    expect(cache.size).toBe(2);
-  });
-
-  test("expired entries are not returned", () => {
-    const cache = new ResultCache(4, -1);
-    cache.set("a", r("a"));
-    expect(cache.get("a")).toBeUndefined();
   });
 });

@@ -14,8 +14,8 @@ import { EnginePool } from "../pool/pool.ts";
 import type { EngineSpec } from "../pool/protocol.ts";
 import { WorkerRegistry, type WorkerAdvert } from "../registry/registry.ts";
 import { decodeJob, decodeJobMeta, encodeReply, type ReplyMessage } from "./codec.ts";
-import { RedisKeys, WORKER_GROUP } from "./keys.ts";
-import { silentLog, type LogFn } from "./log.ts";
+import { RedisKeys, WORKER_GROUP } from "../../common/redis/keys.ts";
+import { silentLogger, type Logger } from "../../common/log.ts";
 import {
   autoClaim,
   connectRedis,
@@ -28,7 +28,7 @@ import {
   sleep,
   type RedisClient,
   type StreamEntry,
-} from "./redis-client.ts";
+} from "../../common/redis/client.ts";
 import { ResultCache } from "./result-cache.ts";
 
 export interface InferenceWorkerOptions {
@@ -62,7 +62,7 @@ export interface InferenceWorkerOptions {
   jobDelayMs?: number;
   /** How long a result waits for Redis to come back before it is dropped (default 30000 ms). */
   outageWaitMs?: number;
-  log?: LogFn;
+  log?: Logger;
 }
 
 const REPLY_MAXLEN = 1000;
@@ -85,7 +85,7 @@ export class InferenceWorker {
   private readonly sessionThreads: number;
   private readonly jobDelayMs: number;
   private readonly outageWaitMs: number;
-  private readonly log: LogFn;
+  private readonly log: Logger;
   private readonly cache: ResultCache;
   private readonly startedAt = Date.now();
   private readonly inFlight = new Map<string, string>(); // entry id → stream
@@ -121,7 +121,7 @@ export class InferenceWorker {
     this.jobDelayMs = Math.max(0, opts.jobDelayMs ?? 0);
     this.outageWaitMs = positive(opts.outageWaitMs, 30_000, "outageWaitMs");
     this.cache = new ResultCache(opts.resultCacheSize ?? 512);
-    this.log = opts.log ?? silentLog;
+    this.log = opts.log ?? silentLogger;
   }
 
   /** Connects, creates the consumer groups, advertises the worker and starts taking jobs. */
@@ -142,7 +142,7 @@ export class InferenceWorker {
   }
 
   private async begin(url: string): Promise<void> {
-    const onError = (err: Error) => this.log("warn", "redis connection error", { worker: this.id, error: err.message });
+    const onError = (err: Error) => this.log.warn("redis connection error", { worker: this.id, error: err.message });
     this.client = await connectRedis({ url, name: `worker:${this.id}`, onError });
     this.reader = await connectRedis({ url, name: `worker-reader:${this.id}`, onError });
     this.registry = new WorkerRegistry(this.client, this.keys);
@@ -154,7 +154,7 @@ export class InferenceWorker {
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs);
     this.claimTimer = setInterval(() => void this.claimIdle(), this.claimIntervalMs);
     this.readLoopDone = this.readLoop();
-    this.log("info", "worker ready", { worker: this.id, models: this.models, concurrency: this.concurrency });
+    this.log.info("worker ready", { worker: this.id, models: this.models, concurrency: this.concurrency });
   }
 
   /**
@@ -174,7 +174,7 @@ export class InferenceWorker {
     await this.readLoopDone?.catch(() => {});
     await this.pool.close();
     dropClient(this.client);
-    this.log("info", "worker stopped", { worker: this.id, ...this.stats });
+    this.log.info("worker stopped", { worker: this.id, ...this.stats });
   }
 
   private streams(): string[] {
@@ -231,7 +231,7 @@ export class InferenceWorker {
         await this.client.xClaimJustId(stream, WORKER_GROUP, this.id, 0, ids).catch(() => {});
       }
     } catch (err) {
-      this.log("warn", "heartbeat failed", { worker: this.id, error: errorMessage(err) });
+      this.log.warn("heartbeat failed", { worker: this.id, error: errorMessage(err) });
     }
   }
 
@@ -264,7 +264,7 @@ export class InferenceWorker {
         if (isNoGroupError(err)) {
           await this.ensureGroups().catch(() => {});
         } else {
-          this.log("warn", "reading jobs failed", { worker: this.id, error: errorMessage(err) });
+          this.log.warn("reading jobs failed", { worker: this.id, error: errorMessage(err) });
           await sleep(200);
         }
       }
@@ -285,14 +285,14 @@ export class InferenceWorker {
           const deliveries = pending?.deliveriesCounter ?? 1;
           if (deliveries > this.maxDeliveries) void this.deadLetter(entry, deliveries - 1);
           else {
-            this.log("info", "took over idle job", { worker: this.id, stream, entry: entry.id, deliveries });
+            this.log.info("took over idle job", { worker: this.id, stream, entry: entry.id, deliveries });
             void this.process(entry);
           }
         }
       }
     } catch (err) {
       if (isNoGroupError(err)) await this.ensureGroups().catch(() => {});
-      else this.log("warn", "claiming idle jobs failed", { worker: this.id, error: errorMessage(err) });
+      else this.log.warn("claiming idle jobs failed", { worker: this.id, error: errorMessage(err) });
     } finally {
       this.claiming = false;
     }
@@ -326,7 +326,7 @@ export class InferenceWorker {
     } catch (err) {
       this.stats.failed++;
       const message = errorMessage(err);
-      this.log("warn", "job failed", { worker: this.id, stream: entry.stream, entry: entry.id, error: message });
+      this.log.warn("job failed", { worker: this.id, stream: entry.stream, entry: entry.id, error: message });
       // Keep the reason for a dead letter, and make the job look idle so it is retried after retryDelayMs
       // rather than after the full claim idle time (JUSTID leaves the delivery counter alone).
       await this.client
@@ -362,7 +362,7 @@ export class InferenceWorker {
         this.outageWaitMs,
       );
     } catch (err) {
-      if (!isNoGroupError(err)) this.log("warn", "acknowledging a job failed", { worker: this.id, entry: entry.id, error: errorMessage(err) });
+      if (!isNoGroupError(err)) this.log.warn("acknowledging a job failed", { worker: this.id, entry: entry.id, error: errorMessage(err) });
     }
   }
 
@@ -389,7 +389,7 @@ export class InferenceWorker {
         .del(failureKey)
         .exec();
       this.stats.deadLettered++;
-      this.log("warn", "job dead-lettered", { worker: this.id, stream: entry.stream, entry: entry.id, attempts, reason: lastError });
+      this.log.warn("job dead-lettered", { worker: this.id, stream: entry.stream, entry: entry.id, attempts, reason: lastError });
       let meta;
       try {
         meta = decodeJobMeta(entry.fields.meta);
@@ -401,7 +401,7 @@ export class InferenceWorker {
         await this.answer(meta.reply, { key: meta.key, worker: this.id, error });
       }
     } catch (err) {
-      this.log("error", "dead-lettering failed", { worker: this.id, entry: entry.id, error: errorMessage(err) });
+      this.log.error("dead-lettering failed", { worker: this.id, entry: entry.id, error: errorMessage(err) });
     }
   }
 }

@@ -6,19 +6,9 @@
  * in [-1, 1] at `info.sampleRate`; all times in results are seconds from the first sample handed in.
  */
 
-/** Add-ons a model may support (names follow the contracts' capability/feature vocabulary). */
-export type Feature =
-  | "custom_vocabulary"
-  | "punctuation"
-  | "numerals"
-  | "named_entity_recognition"
-  | "pii"
-  | "end_of_turn"
-  | "number_hold"
-  | "sentiment_analysis"
-  | "diarization"
-  | "translation"
-  | "language_detection";
+/** Add-ons a model may support (the contracts' capability/feature vocabulary). */
+export type { Feature } from "../../generated/openapi/types.gen.ts";
+import type { Feature } from "../../generated/openapi/types.gen.ts";
 
 export type EngineFamily = "whisper" | "transducer" | "isolated-token";
 

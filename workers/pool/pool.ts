@@ -3,6 +3,7 @@
  * each worker runs one job at a time; when every worker is busy and the queue is full, `run`
  * rejects at once with `NoCapacityError`.
  */
+import { settleWithin } from "../../common/timeout.ts";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { NoCapacityError } from "../coordinator/types.ts";
@@ -93,16 +94,12 @@ export class EnginePool {
         if (s.job) this.settle(s.job, err);
         s.job = undefined;
         const idle = new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, 2000);
           s.worker.on("message", (m: FromWorker) => {
-            if (m.type === "idle") {
-              clearTimeout(timer);
-              resolve();
-            }
+            if (m.type === "idle") resolve();
           });
         });
         s.worker.postMessage({ type: "shutdown" } satisfies ToWorker);
-        await idle;
+        await settleWithin(idle, 2000);
         s.worker.unref();
       }),
     );

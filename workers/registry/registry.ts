@@ -4,8 +4,8 @@
  * that stops refreshing disappears once its key expires.
  */
 import type { ModelCapability, PublicModel } from "../coordinator/types.ts";
-import type { RedisClient } from "../distributed/redis-client.ts";
-import type { RedisKeys } from "../distributed/keys.ts";
+import type { RedisClient } from "../../common/redis/client.ts";
+import type { RedisKeys } from "../../common/redis/keys.ts";
 
 export interface WorkerAdvert {
   id: string;

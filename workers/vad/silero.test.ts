@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import path from "node:path";
-import { readWavFile } from "../../server/audio/wav-file.ts";
+import { readWavFile } from "../dsp/wav.ts";
 import { SileroVad, type VadStream } from "./silero.ts";
 
 const SHARED = path.resolve(import.meta.dir, "../../../shared");
 const MODEL = path.join(process.env.MODELS_DIR ?? path.join(SHARED, "models"), "silero-vad/silero_vad.onnx");
-const audio = async (name: string) => (await readWavFile(path.join(SHARED, "audio", name))).channels[0]!;
+const audio = async (name: string) => readWavFile(path.join(SHARED, "audio", name)).samples;
 
 const vad = await SileroVad.load(MODEL);
 afterAll(() => vad.close());

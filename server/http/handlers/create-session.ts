@@ -1,7 +1,6 @@
 /** POST /v2/live: validate, check region/credits/capabilities/concurrency, store, answer the WebSocket URL. */
 import { randomUUID } from "node:crypto";
-import type { LiveSessionInitResponse } from "../../../generated/openapi/types.gen.ts";
-import { canServe } from "../../../workers/catalogue/capabilities.ts";
+import { canServe } from "../../../workers/coordinator/can-serve.ts";
 import { NoCapacityError } from "../../../workers/coordinator/types.ts";
 import { clusterRegions } from "../../config.ts";
 import { applyDefaults } from "../../options/defaults.ts";
@@ -9,22 +8,20 @@ import { requestedFeatures } from "../../options/features.ts";
 import { URL_TTL_MS } from "../../sessions/limits.ts";
 import { newSessionToken, sessionUrl } from "../../sessions/tokens.ts";
 import type { SessionRecord } from "../../store/types.ts";
-import { readJsonBody } from "../body.ts";
 import { ApiError, badRequest } from "../errors.ts";
-import { json, type Handler } from "../handler.ts";
-import { parseQuery } from "../params.ts";
+import type { Handler } from "../handler.ts";
 import { semanticErrors } from "../../options/rules.ts";
 import { defaultModel, installHint } from "../../serving.ts";
 
 export const NO_ENDPOINT = "no inference endpoint available";
 
-export const createLiveSession: Handler = async ({ request, info, principal, deps, op }) => {
-  const query = parseQuery(op, info.url.searchParams);
-  const init = await readJsonBody(request, "LiveSessionInit");
-  const problems = [...query.errors, ...semanticErrors(init)];
+export const createLiveSession: Handler<"createLiveSession"> = async ({ info, principal, deps, query, body, reply }) => {
+  const parsed = query();
+  const init = await body();
+  const problems = [...parsed.errors, ...semanticErrors(init)];
   if (problems.length) throw badRequest(problems);
 
-  const region = query.values.region as string | undefined;
+  const region = parsed.values.region;
   if (region !== undefined && !clusterRegions[deps.config.cluster].includes(region)) {
     throw new ApiError(500, `${NO_ENDPOINT}: region ${region} is not served by cluster ${deps.config.cluster}`, "no_inference_endpoint");
   }
@@ -70,9 +67,9 @@ export const createLiveSession: Handler = async ({ request, info, principal, dep
     tokenHash: hash,
     model: applied.model,
     region: region ?? null,
-    requestedOptions: init as Record<string, unknown>,
-    appliedOptions: applied as Record<string, unknown>,
-    customMetadata: (init.custom_metadata as Record<string, unknown> | undefined) ?? null,
+    requestedOptions: init,
+    appliedOptions: applied,
+    customMetadata: init.custom_metadata ?? null,
     result: null,
     error: null,
     recordAudio: account.plan.recordAudio,
@@ -85,6 +82,5 @@ export const createLiveSession: Handler = async ({ request, info, principal, dep
     throw new ApiError(429, `the account already has its maximum of ${account.plan.maxConcurrentSessions} open sessions`, "concurrency_limit");
   }
   deps.log.info("session created", { request_id: info.requestId, session_id: record.id, account_id: account.id, model: record.model });
-  const body: LiveSessionInitResponse = { id: record.id, created_at: new Date(now).toISOString(), url: sessionUrl(deps.config.publicUrl, token) };
-  return json(body, 201);
+  return reply(201, { id: record.id, created_at: new Date(now).toISOString(), url: sessionUrl(deps.config.publicUrl, token) });
 };

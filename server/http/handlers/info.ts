@@ -2,13 +2,13 @@
 import type { LiveCapabilities, TranslationLanguageCode } from "../../../generated/openapi/types.gen.ts";
 import { liveDefaults } from "../../options/defaults.ts";
 import { defaultModel } from "../../serving.ts";
-import { readJsonBody } from "../body.ts";
-import { json, type Handler } from "../handler.ts";
+import type { Handler } from "../handler.ts";
 
 /** The applied defaults; `model` is the one a session without a model gets here (a served one when any is). */
-export const getLiveDefaults: Handler = async ({ deps }) => json({ ...liveDefaults, model: defaultModel(await deps.coordinator.capabilities()) });
+export const getLiveDefaults: Handler<"getLiveDefaults"> = async ({ deps, reply }) =>
+  reply(200, { ...liveDefaults, model: defaultModel(await deps.coordinator.capabilities()) });
 
-export const getLiveCapabilities: Handler = async ({ deps }) => {
+export const getLiveCapabilities: Handler<"getLiveCapabilities"> = async ({ deps, reply }) => {
   const caps = await deps.coordinator.capabilities();
   const body: LiveCapabilities = {
     models: caps.map((c) => ({
@@ -19,11 +19,10 @@ export const getLiveCapabilities: Handler = async ({ deps }) => {
       profiles: c.profiles as LiveCapabilities["models"][number]["profiles"],
     })),
   };
-  return json(body);
+  return reply(200, body);
 };
 
-export const storeLlmCallback: Handler = async ({ request, principal, deps }) => {
-  const body = await readJsonBody(request, "LlmCallbackRequest");
-  await deps.store.storeLlmCallback(principal.account.id, body, deps.clock.now());
+export const storeLlmCallback: Handler<"storeLlmCallback"> = async ({ principal, deps, body }) => {
+  await deps.store.storeLlmCallback(principal.account.id, await body(), deps.clock.now());
   return new Response(null, { status: 204 });
 };

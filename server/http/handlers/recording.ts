@@ -24,7 +24,7 @@ export function parseRange(header: string | null, size: number): { start: number
   return { start, end };
 }
 
-export const getLiveSessionRecording: Handler = async (ctx) => {
+export const getLiveSessionRecording: Handler<"getLiveSessionRecording"> = async (ctx) => {
   const session = await ownSession(ctx);
   if (!session.recordAudio) throw notFound("this account does not record audio");
   if (!session.recordingPath) throw notFound("no recording for this session (yet)");

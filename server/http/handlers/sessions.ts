@@ -4,25 +4,28 @@ import type { LiveSessionList } from "../../../generated/openapi/types.gen.ts";
 import { settleExpiry } from "../../sessions/expiry.ts";
 import { isRunning } from "../../sessions/limits.ts";
 import { presentSession } from "../../sessions/presenter.ts";
-import type { SessionListQuery, SessionRecord, SessionStatus } from "../../store/types.ts";
+import type { SessionListQuery, SessionRecord } from "../../store/types.ts";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
 import { ApiError, badRequest, notFound } from "../errors.ts";
-import { json, type Handler, type HandlerContext } from "../handler.ts";
-import { parseQuery } from "../params.ts";
+import { operationById } from "../../../generated/operations.ts";
+import { queryDefaults } from "../contract.ts";
+import type { Handler, HandlerContext, QueryOf } from "../handler.ts";
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The caller's session, its URL expiry settled; 404 for an unknown id or another account's. */
-export async function ownSession(ctx: HandlerContext): Promise<SessionRecord> {
+export async function ownSession(ctx: HandlerContext<"getLiveSession" | "deleteLiveSession" | "getLiveSessionRecording">): Promise<SessionRecord> {
   const id = ctx.params.id ?? "";
   const found = uuid.test(id) ? await ctx.deps.store.getSession(ctx.principal.account.id, id.toLowerCase()) : null;
   if (!found) throw notFound();
   return settleExpiry(ctx.deps.store, found, ctx.deps.clock.now());
 }
 
-function listQuery(values: Record<string, unknown>): { query: SessionListQuery; errors: string[] } {
+const listDefaults = queryDefaults(operationById("listLiveSessions")) as Required<Pick<QueryOf<"listLiveSessions">, "limit" | "offset">>;
+
+function listQuery(values: QueryOf<"listLiveSessions">): { query: SessionListQuery; errors: string[] } {
   const errors: string[] = [];
-  const query: SessionListQuery = { limit: (values.limit as number) ?? 20, offset: (values.offset as number) ?? 0 };
+  const query: SessionListQuery = { limit: values.limit ?? listDefaults.limit, offset: values.offset ?? listDefaults.offset };
   if (typeof values.cursor === "string") {
     const c = decodeCursor(values.cursor);
     if (c) query.before = c;
@@ -34,7 +37,7 @@ function listQuery(values: Record<string, unknown>): { query: SessionListQuery; 
   }
   if (typeof values.after_date === "string") query.after = Date.parse(values.after_date);
   if (typeof values.before_date === "string") query.beforeDate = Date.parse(values.before_date);
-  if (Array.isArray(values.status)) query.statuses = values.status as SessionStatus[];
+  if (Array.isArray(values.status)) query.statuses = values.status;
   const metadata: Record<string, unknown> = {};
   if (typeof values.custom_metadata === "string") {
     try {
@@ -51,8 +54,8 @@ function listQuery(values: Record<string, unknown>): { query: SessionListQuery; 
   return { query, errors };
 }
 
-export const listLiveSessions: Handler = async (ctx) => {
-  const { values, errors } = parseQuery(ctx.op, ctx.info.url.searchParams);
+export const listLiveSessions: Handler<"listLiveSessions"> = async (ctx) => {
+  const { values, errors } = ctx.query();
   const parsed = listQuery(values);
   if (errors.length || parsed.errors.length) throw badRequest([...errors, ...parsed.errors]);
   const { store, clock, config } = ctx.deps;
@@ -81,12 +84,12 @@ export const listLiveSessions: Handler = async (ctx) => {
     next,
     items: page.map(presentSession),
   };
-  return json(body);
+  return ctx.reply(200, body);
 };
 
-export const getLiveSession: Handler = async (ctx) => json(presentSession(await ownSession(ctx)));
+export const getLiveSession: Handler<"getLiveSession"> = async (ctx) => ctx.reply(200, presentSession(await ownSession(ctx)));
 
-export const deleteLiveSession: Handler = async (ctx) => {
+export const deleteLiveSession: Handler<"deleteLiveSession"> = async (ctx) => {
   const session = await ownSession(ctx);
   if (isRunning(session.status)) throw new ApiError(403, "the session is still running; end it before deleting it", "session_running");
   await ctx.deps.store.deleteSession(session.id);

@@ -54,8 +54,15 @@ function num(obj: Record<string, unknown>, key: string, fallback?: number): numb
   return v;
 }
 
+/**
+ * Which ONNX files to prefer: `true` the int8 ones (`*_quantized.onnx` / `*_int8.onnx`), `false` the
+ * fp32 ones, `"encoder"` the int8 encoder with the fp32 decoder (on CPUs where dynamic int8 speeds
+ * up the encoder's large matrix products but slows the decoder's one-token steps).
+ */
+export type QuantizedChoice = boolean | "encoder";
+
 /** Loads the model configuration; `nMels` overrides `num_mel_bins` when given. */
-export function loadWhisperConfig(dir: string, overrides: { nMels?: number; quantized?: boolean } = {}): WhisperModelConfig {
+export function loadWhisperConfig(dir: string, overrides: { nMels?: number; quantized?: QuantizedChoice } = {}): WhisperModelConfig {
   const config = readJson(join(dir, "config.json"));
   const gen = readJson(join(dir, "generation_config.json"));
   const nMels = overrides.nMels ?? num(config, "num_mel_bins", 80);
@@ -66,7 +73,10 @@ export function loadWhisperConfig(dir: string, overrides: { nMels?: number; quan
   const decoderHeads = num(config, "decoder_attention_heads");
   const langToId = gen.lang_to_id as Record<string, number> | undefined;
   const languages = langToId ? Object.keys(langToId).map((t) => t.replace(/^<\|/, "").replace(/\|>$/, "")) : null;
-  const q = overrides.quantized ? ["_quantized", "_int8", ""] : ["", "_quantized", "_int8"];
+  const int8 = ["_quantized", "_int8", ""];
+  const fp32 = ["", "_quantized", "_int8"];
+  const encoderOrder = overrides.quantized ? int8 : fp32;
+  const decoderOrder = overrides.quantized === true ? int8 : fp32;
   return {
     nMels,
     dModel,
@@ -81,7 +91,7 @@ export function loadWhisperConfig(dir: string, overrides: { nMels?: number; quan
     maxInitialTimestampIndex: typeof gen.max_initial_timestamp_index === "number" ? gen.max_initial_timestamp_index : 50,
     suppressTokens: Array.isArray(gen.suppress_tokens) ? (gen.suppress_tokens as number[]) : [],
     beginSuppressTokens: Array.isArray(gen.begin_suppress_tokens) ? (gen.begin_suppress_tokens as number[]) : null,
-    encoderPath: findFile(dir, q.map((s) => `encoder_model${s}.onnx`)),
-    decoderPath: findFile(dir, q.map((s) => `decoder_model_merged${s}.onnx`)),
+    encoderPath: findFile(dir, encoderOrder.map((s) => `encoder_model${s}.onnx`)),
+    decoderPath: findFile(dir, decoderOrder.map((s) => `decoder_model_merged${s}.onnx`)),
   };
 }

@@ -9,7 +9,7 @@ import * as ort from "onnxruntime-node";
 import { WHISPER_CHUNK_SAMPLES, WHISPER_SAMPLE_RATE, loadWhisperMelFilters, whisperLogMel } from "../../dsp/whisper-mel.ts";
 import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
 import type { Engine, EngineInfo, LanguageProbability, TranscribeRequest, TranscribeResult, WordTiming } from "../types.ts";
-import { loadWhisperConfig, type WhisperModelConfig } from "./config.ts";
+import { loadWhisperConfig, type QuantizedChoice, type WhisperModelConfig } from "./config.ts";
 import { type DecoderCallTrace, WhisperDecoder } from "./decoder.ts";
 import { LogitFilters, decodeWindow, logSoftmax, type SearchResult } from "./search.ts";
 import { compressionRatio, tokensToSegments, type TimedSegment } from "./segments.ts";
@@ -36,6 +36,8 @@ export interface WhisperDecodingOptions {
    * (faster-whisper's front end). See `whisperLogMel`.
    */
   padding: "audio" | "features";
+  /** Audio whose peak stays below this (−60 dBFS) is silence: nothing is decoded (Whisper hallucinates on it). */
+  silencePeak: number;
 }
 
 export const DEFAULT_DECODING: WhisperDecodingOptions = {
@@ -46,7 +48,8 @@ export const DEFAULT_DECODING: WhisperDecodingOptions = {
   noSpeechThreshold: 0.6,
   timestamps: true,
   seed: 1,
-  padding: "audio",
+  padding: "features",
+  silencePeak: 1e-3,
 };
 
 export interface WhisperEngineOptions {
@@ -57,7 +60,8 @@ export interface WhisperEngineOptions {
   name?: string;
   threads?: number;
   nMels?: 80 | 128;
-  preferQuantized?: boolean;
+  /** int8 files for both parts (true), neither (false, default) or the encoder only ("encoder"). */
+  preferQuantized?: QuantizedChoice;
   decoding?: Partial<WhisperDecodingOptions>;
   /** Task when a request names none (a catalogue entry may serve translation only). Default transcribe. */
   task?: "transcribe" | "translate";
@@ -191,6 +195,7 @@ export class WhisperEngine implements Engine {
     if (this.opts.vad && !(await this.opts.vad(req.audio))) return { ...NO_SPEECH, language: fallbackLanguage };
 
     const decoding = { ...this.decoding, ...req.decoding };
+    if (peak(req.audio) < decoding.silencePeak) return { ...NO_SPEECH, language: fallbackLanguage };
     const temperatures = req.partial ? [0] : decoding.temperatures.length > 0 ? decoding.temperatures : [0];
     const asked = req.beamSize !== undefined && Number.isInteger(req.beamSize) && req.beamSize >= 1 ? Math.min(req.beamSize, 16) : undefined;
     const beamSize = req.partial ? 1 : (asked ?? decoding.beamSize);
@@ -245,6 +250,7 @@ export class WhisperEngine implements Engine {
           break;
         }
       }
+      const fallbackFailed = chosen === undefined;
       if (!chosen) {
         const pool = tried.filter((a) => a.ratio <= decoding.compressionRatioThreshold);
         const best = (pool.length > 0 ? pool : tried).reduce((a, b) => (b.result.avgLogprob > a.result.avgLogprob ? b : a));
@@ -253,7 +259,12 @@ export class WhisperEngine implements Engine {
       const { ratio, temperature } = chosen;
       const r = chosen.result;
       stats.push({ avgLogprob: r.avgLogprob, noSpeechProb: r.noSpeechProb, compressionRatio: ratio, temperature });
-      const silent = r.noSpeechProb > decoding.noSpeechThreshold && r.avgLogprob < decoding.logProbThreshold;
+      // Silence (openai/whisper's rule), or a window where every temperature failed the checks while
+      // <|nospeech|> was still likely (half the threshold): what comes out then is made up.
+      const lowLogprob = r.avgLogprob < decoding.logProbThreshold;
+      const silent =
+        (r.noSpeechProb > decoding.noSpeechThreshold && lowLogprob) ||
+        (fallbackFailed && lowLogprob && r.noSpeechProb > decoding.noSpeechThreshold / 2);
       const repetitive = ratio > decoding.compressionRatioThreshold;
       if (!silent && !repetitive) {
         const windowSegments = tokensToSegments(this.tokenizer, r.tokens, r.tokenLogprobs, offset, windowSeconds, language);
@@ -299,12 +310,13 @@ export class WhisperEngine implements Engine {
 
   /**
    * Whisper's prompt (openai/whisper `initial_prompt` and `condition_on_previous_text`):
-   * <|startofprev|>, the vocabulary phrases (kept first, like faster-whisper's hotwords), then the
-   * end of the previous text, at most MAX_PROMPT_TOKENS in all.
+   * <|startofprev|>, the vocabulary phrases (kept first, like faster-whisper's hotwords; ended by a
+   * full stop, without which English-only models take the list for words already spoken and skip
+   * them), then the end of the previous text, at most MAX_PROMPT_TOKENS in all.
    */
   private contextPrompt(req: TranscribeRequest): number[] {
     const phrases = (req.vocabulary ?? []).map((v) => v.phrase.trim()).filter((p) => p !== "");
-    const vocabulary = phrases.length > 0 ? this.tokenizer.encode(` ${phrases.join(", ")}`).slice(0, MAX_VOCABULARY_TOKENS) : [];
+    const vocabulary = phrases.length > 0 ? this.tokenizer.encode(` ${phrases.join(", ")}.`).slice(0, MAX_VOCABULARY_TOKENS) : [];
     const previous = (req.previousText ?? "").trim();
     const room = MAX_PROMPT_TOKENS - vocabulary.length;
     const history = previous !== "" ? this.tokenizer.encode(` ${previous}`).slice(-room) : [];
@@ -316,6 +328,12 @@ export class WhisperEngine implements Engine {
     await this.encoder.release();
     await this.decoderSession.release();
   }
+}
+
+function peak(audio: Float32Array): number {
+  let p = 0;
+  for (let i = 0; i < audio.length; i++) p = Math.max(p, Math.abs(audio[i]));
+  return p;
 }
 
 function checkAudio(audio: Float32Array): void {

@@ -35,7 +35,7 @@ export async function loadEngine(dir: string, opts: EngineLoadOptions): Promise<
     name: opts.name,
     threads: opts.threads,
     nMels,
-    preferQuantized: o.preferQuantized === true,
+    preferQuantized: o.preferQuantized === true || o.preferQuantized === "encoder" ? o.preferQuantized : false,
     task: o.task === "translate" || o.task === "transcribe" ? o.task : undefined,
     decoding: (o.decoding ?? undefined) as Partial<WhisperDecodingOptions> | undefined,
   });

@@ -172,7 +172,12 @@ describe("Whisper engine on a scripted fixture", () => {
 
     calls.length = 0;
     await engine.transcribe({ audio: jfk, partial: true, languages: ["en"], vocabulary: [{ phrase: "Gladia", intensity: 0.5 }] });
-    expect(calls[0].inputIds).toEqual([tk.sotPrev, ...tk.encode(" Gladia"), tk.sot, lang("en"), tk.transcribe]);
+    expect(calls[0].inputIds).toEqual([tk.sotPrev, ...tk.encode(" Gladia."), tk.sot, lang("en"), tk.transcribe]);
+    calls.length = 0;
+    await engine.transcribe({
+      audio: jfk, partial: true, languages: ["en"], vocabulary: [{ phrase: "Gladia", intensity: 0.5 }], previousText: "Hello there.",
+    });
+    expect(calls[0].inputIds).toEqual([tk.sotPrev, ...tk.encode(" Gladia."), ...tk.encode(" Hello there."), tk.sot, lang("en"), tk.transcribe]);
 
     const long = new Float32Array(16000 * 40);
     for (let i = 0; i < long.length; i++) long[i] = jfk[i % jfk.length];

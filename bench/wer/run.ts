@@ -1,0 +1,144 @@
+/**
+ * WER benchmark: per clip and model, the word error rate of the service (real weights, audio streamed
+ * through the WebSocket by the official SDK in 100 ms chunks) beside faster-whisper decoding the same
+ * weights offline (the original CTranslate2 files) with the same beam size, and the CPU-seconds per
+ * audio-second of both, measured in one run. Target: the service's WER ≤ 1.1 × faster-whisper's.
+ *
+ *   bun bench/wer/run.ts [--clips a.wav,b.wav] [--threads 1]
+ *
+ * Weights: MODELS_DIR (default ./models) as `bun run models -- pull` installs them. CTranslate2
+ * originals: `${LIVE_STT_CACHE:-~/.cache/live-stt}/ct2/<catalogue id>/` (override with
+ * `CT2_<ID>` env, e.g. CT2_WHISPER_BASE=/path); faster-whisper from `${LIVE_STT_CACHE}/venv` (override
+ * with FASTER_WHISPER_PYTHON). Results are printed and written to bench/results/wer.json.
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { sharedAudio, startTestService } from "../../test/helpers/server.ts";
+import { installed, modelsDir, vadModelsDir } from "../../test/asr/models.ts";
+import { referenceTexts, streamClip } from "../../test/asr/stream.ts";
+import { normalizeWords, wordEdits } from "../../test/asr/wer.ts";
+import { catalogueEntry } from "../../workers/catalogue/entries.ts";
+import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
+import { DEFAULT_DECODING } from "../../workers/engines/whisper/engine.ts";
+
+const ROOT = path.resolve(import.meta.dir, "../..");
+const CACHE = process.env.LIVE_STT_CACHE ?? path.join(homedir(), ".cache", "live-stt");
+const { values: args } = parseArgs({
+  options: { clips: { type: "string" }, threads: { type: "string", default: "1" } },
+});
+const THREADS = Number(args.threads);
+
+const ENGLISH = ["jfk.wav", "leopard_test.wav", "OSR_us_000_0034_8k.wav"];
+const MULTILINGUAL = [...ENGLISH, "leopard_test_de.wav", "leopard_test_es.wav", "leopard_test_fr.wav", "leopard_test_it.wav", "leopard_test_pt.wav"];
+/** The runs: a public model, the catalogue entry expected to serve it, its clips and languages. */
+const RUNS = [
+  { publicModel: "trantoria-1", entry: "whisper-tiny.en", clips: ENGLISH, languages: ["en"] },
+  { publicModel: "solaria-1", entry: "whisper-small", clips: MULTILINGUAL, languages: undefined },
+  { publicModel: "solaria-1", entry: "whisper-base", clips: MULTILINGUAL, languages: undefined },
+];
+
+interface Row {
+  model: string;
+  clip: string;
+  words: number;
+  service: { text: string; edits: number; cpuPerAudioS: number; languages: string[] };
+  fasterWhisper: { text: string; edits: number; cpuPerAudioS: number; language: string };
+}
+
+function ct2Dir(entry: string): string | null {
+  const env = process.env[`CT2_${entry.replace(/[^a-z0-9]+/gi, "_").toUpperCase()}`];
+  const dir = env ?? path.join(CACHE, "ct2", entry);
+  return existsSync(path.join(dir, "model.bin")) ? dir : null;
+}
+
+function fasterWhisper(model: string, beamSize: number, language: string | undefined, clips: string[]) {
+  const python = process.env.FASTER_WHISPER_PYTHON ?? path.join(CACHE, "venv", "bin", "python");
+  if (!existsSync(python)) throw new Error(`no faster-whisper Python at ${python} (set FASTER_WHISPER_PYTHON)`);
+  const job = JSON.stringify({ model, beam_size: beamSize, threads: THREADS, language: language ?? null, clips });
+  const proc = Bun.spawnSync([python, path.join(import.meta.dir, "faster_whisper_ref.py")], { stdin: Buffer.from(job), stderr: "pipe" });
+  if (proc.exitCode !== 0) throw new Error(`faster-whisper failed: ${proc.stderr.toString().slice(-2000)}`);
+  return JSON.parse(proc.stdout.toString()) as {
+    version: string;
+    clips: Record<string, { text: string; language: string; cpu_s: number; audio_s: number }>;
+  };
+}
+
+const cpuSeconds = (since: NodeJS.CpuUsage) => {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1e6;
+};
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+
+const references = await referenceTexts(sharedAudio);
+const coordinator = await InProcessCoordinator.create({ modelsDir, threads: 1, queueLimit: 50, sessionThreads: THREADS });
+const svc = await startTestService({ modelsDir: vadModelsDir, coordinator: { capabilities: () => coordinator.capabilities(), transcribe: (j, s) => coordinator.transcribe(j, s), close: async () => {} } });
+const caps = await coordinator.capabilities();
+const rows: Row[] = [];
+let fwVersion = "";
+
+for (const run of RUNS) {
+  const serving = caps.find((c) => c.model === run.publicModel)?.engine;
+  if (serving !== run.entry || !installed(run.entry)) continue;
+  const ct2 = ct2Dir(run.entry);
+  if (!ct2) {
+    console.log(`${run.entry}: skipped, no CTranslate2 original found (${path.join(CACHE, "ct2", run.entry)})`);
+    continue;
+  }
+  const options = catalogueEntry(run.entry)?.options as { decoding?: { beamSize?: number } } | undefined;
+  const beamSize = options?.decoding?.beamSize ?? DEFAULT_DECODING.beamSize;
+  const clips = (args.clips ? args.clips.split(",") : run.clips).filter((c) => references.has(c));
+  const stream = (clip: string) =>
+    streamClip({ apiUrl: svc.running.url, key: svc.key, model: run.publicModel, wavPath: path.join(sharedAudio, clip), languages: run.languages });
+  await stream("leopard_test.wav"); // warm-up: the engine loads on its first job
+  const served: Record<string, { text: string; cpu: number; audio: number; languages: string[] }> = {};
+  for (const clip of clips) {
+    const t0 = process.cpuUsage();
+    const r = await stream(clip);
+    served[clip] = { text: r.text, cpu: cpuSeconds(t0), audio: r.audioSeconds, languages: [...new Set(r.languages)] };
+  }
+  const fw = fasterWhisper(ct2, beamSize, run.languages?.[0], clips.map((c) => path.join(sharedAudio, c)));
+  fwVersion = fw.version;
+  for (const clip of clips) {
+    const ref = normalizeWords(references.get(clip)!);
+    const s = served[clip]!;
+    const f = fw.clips[path.join(sharedAudio, clip)]!;
+    rows.push({
+      model: `${run.entry} (${run.publicModel}, beam ${beamSize})`,
+      clip,
+      words: ref.length,
+      service: { text: s.text, edits: wordEdits(ref, normalizeWords(s.text)), cpuPerAudioS: s.cpu / s.audio, languages: s.languages },
+      fasterWhisper: { text: f.text, edits: wordEdits(ref, normalizeWords(f.text)), cpuPerAudioS: f.cpu_s / f.audio_s, language: f.language },
+    });
+  }
+}
+
+if (rows.length === 0) {
+  console.log(`nothing to compare: install whisper-tiny.en / whisper-base (MODELS_DIR=${modelsDir}) and their CTranslate2 originals`);
+} else {
+  console.log(`\nWER of the service (streamed, 100 ms chunks) vs faster-whisper ${fwVersion} (offline), ${THREADS} thread(s) each\n`);
+  console.log("| model | clip | service WER | faster-whisper WER | service CPU-s/audio-s | faster-whisper CPU-s/audio-s | language (service / fw) |");
+  console.log("|---|---|---|---|---|---|---|");
+  for (const r of rows) {
+    console.log(
+      `| ${r.model} | ${r.clip} | ${pct(r.service.edits / r.words)} | ${pct(r.fasterWhisper.edits / r.words)} | ${r.service.cpuPerAudioS.toFixed(3)} | ${r.fasterWhisper.cpuPerAudioS.toFixed(3)} | ${r.service.languages.join("+") || "-"} / ${r.fasterWhisper.language} |`,
+    );
+  }
+  console.log("");
+  for (const model of [...new Set(rows.map((r) => r.model))]) {
+    const rs = rows.filter((r) => r.model === model);
+    const words = rs.reduce((n, r) => n + r.words, 0);
+    const s = rs.reduce((n, r) => n + r.service.edits, 0) / words;
+    const f = rs.reduce((n, r) => n + r.fasterWhisper.edits, 0) / words;
+    const ok = s <= 1.1 * f + 1e-9;
+    console.log(`${model}: overall WER service ${pct(s)} vs faster-whisper ${pct(f)} → ${ok ? "within" : "OVER"} the 1.1× target`);
+  }
+  const out = path.join(ROOT, "bench", "results");
+  mkdirSync(out, { recursive: true });
+  writeFileSync(path.join(out, "wer.json"), JSON.stringify({ fasterWhisper: fwVersion, threads: THREADS, rows }, null, 2));
+  for (const r of rows) {
+    if (r.service.edits !== r.fasterWhisper.edits) console.log(`  ${r.clip}: service «${r.service.text}»\n  ${" ".repeat(r.clip.length)}  fw      «${r.fasterWhisper.text}»`);
+  }
+}
+process.exit(0);

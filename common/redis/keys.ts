@@ -1,0 +1,66 @@
+/**
+ * Redis key layout of distributed mode, shared by the store, the session directory, the coordinator
+ * and the workers. Every key starts with a prefix (default `stt`) so several deployments, or tests,
+ * can share one Redis.
+ *
+ *   {p}:jobs:{model}        stream of jobs for one public model (consumer group `workers`)
+ *   {p}:replies:{gateway}   stream of results for one gateway (consumer group `gateway`)
+ *   {p}:deadletter          stream of jobs given up after too many deliveries
+ *   {p}:workers             set of registered worker ids
+ *   {p}:worker:{id}         a worker's advertisement (JSON, expires unless refreshed)
+ *   {p}:failure:{entry}     last error of a job entry (kept a short while, for dead-letter reasons)
+ *   {p}:stats:deadlettered  counter of dead-lettered jobs
+ *   {p}:owner:{session}     the gateway holding a live session (lease)
+ *   {p}:gateway:{id}:handover  pub/sub channel of hand-over requests to one gateway
+ *   {p}:store:…             the store's accounts, keys and sessions (server/store/redis.ts)
+ */
+export const DEFAULT_PREFIX = "stt";
+export const WORKER_GROUP = "workers";
+export const GATEWAY_GROUP = "gateway";
+
+export class RedisKeys {
+  constructor(readonly prefix: string = DEFAULT_PREFIX) {
+    if (!/^[\w.-]+$/.test(prefix)) throw new Error(`invalid Redis key prefix "${prefix}": use letters, digits, '_', '.', '-'`);
+  }
+
+  jobs(model: string): string {
+    return `${this.prefix}:jobs:${model}`;
+  }
+
+  replies(gatewayId: string): string {
+    return `${this.prefix}:replies:${gatewayId}`;
+  }
+
+  get deadLetter(): string {
+    return `${this.prefix}:deadletter`;
+  }
+
+  get workers(): string {
+    return `${this.prefix}:workers`;
+  }
+
+  worker(id: string): string {
+    return `${this.prefix}:worker:${id}`;
+  }
+
+  failure(stream: string, entryId: string): string {
+    return `${this.prefix}:failure:${stream}:${entryId}`;
+  }
+
+  get deadLetteredCount(): string {
+    return `${this.prefix}:stats:deadlettered`;
+  }
+
+  owner(sessionId: string): string {
+    return `${this.prefix}:owner:${sessionId}`;
+  }
+
+  handover(gatewayId: string): string {
+    return `${this.prefix}:gateway:${gatewayId}:handover`;
+  }
+
+  /** Start of every key of the store. */
+  get store(): string {
+    return `${this.prefix}:store:`;
+  }
+}

@@ -1,8 +1,0 @@
-
-interface AddonError {
-  'status_code': number;
-  'exception': string;
-  'message': string;
-  'additionalProperties'?: Record<string, any>;
-}
-export { AddonError };

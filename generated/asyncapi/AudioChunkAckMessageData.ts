@@ -1,6 +1,0 @@
-
-interface AudioChunkAckMessageData {
-  'byte_range': number[];
-  'time_range': number[];
-}
-export { AudioChunkAckMessageData };

@@ -1,3 +1,0 @@
-
-type AudioChunkBinaryPayload = string;
-export { AudioChunkBinaryPayload };

@@ -1,5 +1,0 @@
-
-interface AudioChunkMessageData {
-  'chunk': string;
-}
-export { AudioChunkMessageData };

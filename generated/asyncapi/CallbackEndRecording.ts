@@ -1,8 +1,0 @@
-import {EndRecordingMessage} from './EndRecordingMessage';
-interface CallbackEndRecording {
-  'id': string;
-  'event': 'live.end_recording';
-  'payload': EndRecordingMessage;
-  'additionalProperties'?: Record<string, any>;
-}
-export { CallbackEndRecording };

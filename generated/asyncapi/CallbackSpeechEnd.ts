@@ -1,8 +1,0 @@
-import {SpeechEndMessage} from './SpeechEndMessage';
-interface CallbackSpeechEnd {
-  'id': string;
-  'event': 'live.speech_end';
-  'payload': SpeechEndMessage;
-  'additionalProperties'?: Record<string, any>;
-}
-export { CallbackSpeechEnd };

@@ -1,8 +1,0 @@
-import {StartSessionMessage} from './StartSessionMessage';
-interface CallbackStartSession {
-  'id': string;
-  'event': 'live.start_session';
-  'payload': StartSessionMessage;
-  'additionalProperties'?: Record<string, any>;
-}
-export { CallbackStartSession };

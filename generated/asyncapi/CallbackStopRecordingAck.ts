@@ -1,8 +1,0 @@
-import {StopRecordingAckMessage} from './StopRecordingAckMessage';
-interface CallbackStopRecordingAck {
-  'id': string;
-  'event': 'live.stop_recording';
-  'payload': StopRecordingAckMessage;
-  'additionalProperties'?: Record<string, any>;
-}
-export { CallbackStopRecordingAck };

@@ -1,3 +1,0 @@
-
-type EndOfTurnMessageDataReason = "model" | "timeout" | 'null';
-export { EndOfTurnMessageDataReason };

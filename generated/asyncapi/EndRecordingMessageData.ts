@@ -1,6 +1,0 @@
-
-interface EndRecordingMessageData {
-  'recording_duration': number;
-  'additionalProperties'?: Record<string, any>;
-}
-export { EndRecordingMessageData };

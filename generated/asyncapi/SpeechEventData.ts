@@ -1,7 +1,0 @@
-
-interface SpeechEventData {
-  'time': number;
-  'channel': number;
-  'additionalProperties'?: Record<string, any>;
-}
-export { SpeechEventData };

@@ -1,6 +1,0 @@
-
-interface StopRecordingMessage {
-  'type': 'stop_recording';
-  'additionalProperties'?: Record<string, any>;
-}
-export { StopRecordingMessage };

@@ -1,7 +1,0 @@
-import {SubtitleFormat} from './SubtitleFormat';
-interface Subtitle {
-  'format': SubtitleFormat;
-  'subtitles': string;
-  'additionalProperties'?: Record<string, any>;
-}
-export { Subtitle };

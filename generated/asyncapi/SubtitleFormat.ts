@@ -1,3 +1,0 @@
-
-type SubtitleFormat = "srt" | "vtt";
-export { SubtitleFormat };

@@ -1,8 +1,0 @@
-import {Utterance} from './Utterance';
-interface TranscriptMessageData {
-  'id': string;
-  'is_final': boolean;
-  'utterance': Utterance;
-  'additionalProperties'?: Record<string, any>;
-}
-export { TranscriptMessageData };

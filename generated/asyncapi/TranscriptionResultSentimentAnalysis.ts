@@ -1,9 +1,0 @@
-import {AddonError} from './AddonError';
-interface TranscriptionResultSentimentAnalysis {
-  'success': boolean;
-  'is_empty': boolean;
-  'exec_time': number;
-  'error': AddonError | null;
-  'additionalProperties'?: Record<string, any>;
-}
-export { TranscriptionResultSentimentAnalysis };

@@ -1,0 +1,308 @@
+/**
+ * Recognition of one session: front-end events in, utterances out. Speech events become messages;
+ * when someone wants partials, a growing utterance goes through the streaming policy (streaming.ts:
+ * one decode in flight per utterance, committed words that never change, the final as committed
+ * words plus tail); otherwise the final is one decode of the whole utterance;
+ * finals are transcribed with a wait for inference capacity and delivered in utterance order per
+ * channel, after the enrichment stage. Talks to inference only through the coordinator interface.
+ *
+ * It also knows which audio is not transcribed yet (open utterances, finals in flight), which bounds
+ * the acknowledgments.
+ */
+import type { Utterance } from "../../generated/openapi/types.gen.ts";
+import { NoCapacityError, type InferenceCoordinator, type TranscribeResult } from "../../workers/coordinator/types.ts";
+import { FRONTEND_SAMPLE_RATE, type FrontendEvent } from "../audio/frontend.ts";
+import type { Logger } from "../log.ts";
+import type { AppliedOptions } from "../options/defaults.ts";
+import { previousText, sessionVocabulary } from "./context.ts";
+import type { EnrichmentPipeline } from "./enrich.ts";
+import { round3, type MessageFactory, type MessageFlag, type SessionMessage } from "./messages.ts";
+import type { PersistedSession } from "./persist.ts";
+import { streamingProfile, UtteranceStream, type StreamDecodeRequest, type StreamingProfile, type StreamView } from "./streaming.ts";
+
+/** How long a final transcription waits for inference capacity before its utterance is reported failed. */
+const FINAL_CAPACITY_WAIT_MS = 120_000;
+/** Margin before a detected speech start that may belong to its utterance (pre-roll plus padding). */
+const OPEN_UTTERANCE_MARGIN_S = 0.5;
+
+/** What the transcriber needs from its session. */
+export interface TranscriberHost {
+  readonly id: string;
+  readonly options: AppliedOptions;
+  readonly coordinator: InferenceCoordinator;
+  readonly log: Logger;
+  readonly messages: MessageFactory;
+  readonly enrichment: EnrichmentPipeline;
+  emit(message: SessionMessage): void;
+  /** Whether the socket or the callback URL wants messages of `flag`. */
+  wants(flag: MessageFlag): boolean;
+  /** Sends an `error` message. */
+  error(message: string, code: string): void;
+  isEnded(): boolean;
+  /** A final was handled (delivered, dropped or failed): acknowledgments may move on. */
+  finalSettled(): void;
+}
+
+/** What a restarted transcriber continues from. */
+export type RecognitionState = Pick<PersistedSession, "utterances" | "indexBase" | "lastFinalEnd" | "transcriptionTimeS" | "suppressBefore">;
+
+interface PendingFinal {
+  start: number;
+  done: boolean;
+}
+
+export class Transcriber {
+  /** Per channel: final emission in utterance order. */
+  private finalChains: Promise<void>[];
+  private readonly pendingFinals = new Set<PendingFinal>();
+  /** Per channel: start (s, session time) of an utterance not yet final, or null. */
+  private readonly openStart: (number | null)[];
+  private readonly finalized = new Set<string>();
+  /** Utterances decoded as they grow, by utterance key (while partials are wanted). */
+  private readonly streams = new Map<string, { stream: UtteranceStream; seq: number }>();
+  private readonly streaming: StreamingProfile;
+  /** Final utterances delivered, in delivery order. */
+  readonly utterances: Utterance[] = [];
+  /** Seconds spent in final transcriptions. */
+  transcriptionTimeS = 0;
+  private lastFinalEnd: number[] = [];
+  /** After a restart: events before this session time were already handled by the previous process. */
+  private suppressBefore = 0;
+  private nextIndex: number[] = [];
+  /** Utterance index offset per channel (continues numbering after a restart). */
+  private readonly indexBase: number[];
+
+  constructor(
+    private readonly host: TranscriberHost,
+    channels: number,
+    restored?: RecognitionState,
+  ) {
+    this.finalChains = Array.from({ length: channels }, () => Promise.resolve());
+    this.openStart = Array.from({ length: channels }, () => null);
+    this.indexBase = restored ? restored.indexBase : new Array(channels).fill(0);
+    this.streaming = streamingProfile(host.options.profile);
+    if (restored) {
+      this.utterances.push(...restored.utterances);
+      this.transcriptionTimeS = restored.transcriptionTimeS;
+      this.lastFinalEnd = restored.lastFinalEnd;
+      this.suppressBefore = restored.suppressBefore;
+    }
+  }
+
+  /** Handles front-end events; `t0` is the session time of the front end's start. */
+  handle(events: FrontendEvent[], t0: number): void {
+    const { messages } = this.host;
+    for (const e of events) {
+      if (e.type === "warning") {
+        this.host.log.warn("audio stream warning", { detail: e });
+        continue;
+      }
+      const c = e.channel;
+      if (t0 + ("time" in e ? e.time : e.start) < this.suppressBefore - 1e-6 && e.type !== "utterance_final") continue;
+      switch (e.type) {
+        case "speech_start":
+          if (this.openStart[c] == null) this.openStart[c] = Math.max(t0, t0 + e.time - OPEN_UTTERANCE_MARGIN_S);
+          this.host.emit(messages.speech("speech_start", t0 + e.time, c));
+          break;
+        case "speech_end":
+          this.host.emit(messages.speech("speech_end", t0 + e.time, c));
+          break;
+        case "utterance_partial":
+          this.openStart[c] = t0 + e.start;
+          this.partial(c, e.utteranceIndex, e.audio, t0 + e.start);
+          break;
+        case "utterance_final":
+          this.openStart[c] = e.reason === "max_duration" ? t0 + e.end : null;
+          this.final(c, e.utteranceIndex, e.audio, t0 + e.start, t0 + e.end);
+          break;
+      }
+    }
+  }
+
+  /** Earliest session time (s) of audio not transcribed yet: an open utterance or a final in flight; Infinity when none. */
+  openFrom(): number {
+    let t = Infinity;
+    for (const s of this.openStart) if (s !== null) t = Math.min(t, s);
+    for (const p of this.pendingFinals) t = Math.min(t, p.start);
+    return t;
+  }
+
+  /** Resolves once every final queued so far is delivered. */
+  async settled(): Promise<void> {
+    await Promise.all(this.finalChains);
+  }
+
+  /** What a restarted process continues from, `transcribed` being the session time transcribed so far. */
+  snapshot(transcribed: number): RecognitionState {
+    return {
+      suppressBefore: transcribed,
+      utterances: this.utterances,
+      indexBase: this.nextIndex.map((n, c) => Math.max(n, this.indexBase[c]!)),
+      lastFinalEnd: this.lastFinalEnd,
+      transcriptionTimeS: this.transcriptionTimeS,
+    };
+  }
+
+  private utteranceKey(channel: number, index: number): string {
+    return `${channel}:${index + (this.indexBase[channel] ?? 0)}`;
+  }
+
+  /**
+   * A growing utterance: its streaming policy decodes it (one decode at a time, the newest audio
+   * next) and each decode yields a partial that starts with the committed words.
+   */
+  private partial(channel: number, index: number, audio: Float32Array, start: number): void {
+    const key = this.utteranceKey(channel, index);
+    if (!this.host.wants("receive_partial_transcripts") || this.finalized.has(key)) return;
+    let entry = this.streams.get(key);
+    if (!entry) {
+      const e: { stream: UtteranceStream; seq: number } = {
+        seq: 0,
+        stream: new UtteranceStream({
+          profile: this.streaming,
+          sampleRate: FRONTEND_SAMPLE_RATE,
+          context: previousText(this.utterances, channel),
+          decode: (req) => this.decodeForStream(channel, key, req, ++e.seq),
+          onPartial: (v) => this.partialView(key, channel, start, v),
+        }),
+      };
+      entry = e;
+      this.streams.set(key, entry);
+    }
+    entry.stream.partial(audio);
+  }
+
+  private partialView(key: string, channel: number, start: number, v: StreamView): void {
+    const stale = () => this.finalized.has(key) || this.host.isEnded();
+    if (stale() || v.text === "") return;
+    const utterance = this.toUtterance(viewResult(v), channel, start, start + v.end);
+    if (!this.host.enrichment.active) return this.deliver(key, false, utterance, []);
+    void this.host.enrichment
+      .partial(utterance, { id: key, channel })
+      .then((x) => {
+        if (!stale()) this.deliver(key, false, x.utterance, x.messages);
+      })
+      .catch(() => {});
+  }
+
+  /** One decode of a streamed utterance: a partial fails quietly (e.g. no capacity), a final waits and retries. */
+  private async decodeForStream(channel: number, key: string, req: StreamDecodeRequest, seq: number): Promise<TranscribeResult> {
+    const extra = { previousText: req.previousText, beamSize: req.beamSize };
+    if (req.partial) return this.transcribe(channel, key, seq, req.audio, true, extra);
+    const r = await this.transcribeWithRetry(channel, key, 1_000_000 + seq, req.audio, extra);
+    if (!r) throw new Error("final transcription failed");
+    return r;
+  }
+
+  private final(channel: number, index: number, audio: Float32Array, start: number, end: number): void {
+    const key = this.utteranceKey(channel, index);
+    this.nextIndex[channel] = Math.max(this.nextIndex[channel] ?? 0, index + 1 + (this.indexBase[channel] ?? 0));
+    if (start < (this.lastFinalEnd[channel] ?? 0) - 0.05) return; // already transcribed before a restart
+    const pending: PendingFinal = { start, done: false };
+    this.pendingFinals.add(pending);
+    const streamed = this.streams.get(key);
+    this.streams.delete(key);
+    // Streamed: the committed words plus the tail. Otherwise one decode of the whole utterance.
+    const result = streamed
+      ? streamed.stream.finish(audio).then(viewResult, () => null)
+      : this.transcribeWithRetry(channel, key, 1_000_000, audio, { beamSize: this.streaming.finalBeamSize });
+    this.finalChains[channel] = this.finalChains[channel]!.then(async () => {
+      const r = await result;
+      this.finalized.add(key);
+      this.lastFinalEnd[channel] = end;
+      if (r && r.text.trim() !== "" && !this.host.isEnded()) {
+        const recognized = this.toUtterance(r, channel, start, end);
+        const { utterance, messages } = this.host.enrichment.active
+          ? await this.host.enrichment.final(recognized, { id: key, channel })
+          : { utterance: recognized, messages: [] };
+        this.utterances.push(utterance);
+        this.deliver(key, true, utterance, messages);
+      }
+      pending.done = true;
+      this.pendingFinals.delete(pending);
+      this.host.finalSettled();
+    });
+  }
+
+  /** Sends a transcript, then the messages the enrichment stage added to it. */
+  private deliver(key: string, isFinal: boolean, utterance: Utterance, extra: SessionMessage[]): void {
+    this.host.emit(this.host.messages.transcript(key, isFinal, utterance));
+    for (const m of extra) this.host.emit(m);
+  }
+
+  /**
+   * A final of an admitted session waits for inference capacity (a backlog is not a reason to drop an
+   * utterance: admission refuses new sessions instead); only after FINAL_CAPACITY_WAIT_MS, or on any
+   * other failure, is the utterance reported failed with an `error` message.
+   */
+  private async transcribeWithRetry(channel: number, key: string, seq: number, audio: Float32Array, extra: DecodeExtra = {}): Promise<TranscribeResult | null> {
+    const deadline = Date.now() + FINAL_CAPACITY_WAIT_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.transcribe(channel, key, seq, audio, false, extra);
+      } catch (e) {
+        if (e instanceof NoCapacityError && Date.now() < deadline) {
+          if (attempt === 5) this.host.log.warn("inference backlog: a final transcription is waiting for capacity", { utterance: key });
+          await Bun.sleep(Math.min(1000, 50 * 2 ** attempt));
+          continue;
+        }
+        this.host.log.error("transcription failed", { utterance: key, err: e });
+        this.host.error(`transcription of utterance ${key} failed: ${(e as Error).message}`, "transcription_failed");
+        return null;
+      }
+    }
+  }
+
+  private async transcribe(channel: number, key: string, seq: number, audio: Float32Array, partial: boolean, extra: DecodeExtra = {}): Promise<TranscribeResult> {
+    const started = performance.now();
+    const { id, options } = this.host;
+    const languages = options.language_config.languages;
+    const vocabulary = sessionVocabulary(options);
+    const previous = extra.previousText ?? previousText(this.utterances, channel);
+    const r = await this.host.coordinator.transcribe({
+      sessionId: id,
+      utteranceId: key,
+      seq,
+      model: options.model,
+      request: {
+        audio,
+        partial,
+        streamKey: `${id}/${key}`,
+        languages: languages.length > 0 ? languages : undefined,
+        ...(vocabulary.length > 0 ? { vocabulary } : {}),
+        ...(previous !== "" ? { previousText: previous } : {}),
+        ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
+      },
+    });
+    if (!partial) this.transcriptionTimeS += (performance.now() - started) / 1000;
+    return r;
+  }
+
+  private toUtterance(r: TranscribeResult, channel: number, start: number, end: number): Utterance {
+    const language = r.language || this.host.options.language_config.languages[0] || "";
+    const text = r.text.trim();
+    const words = r.words.length > 0 ? r.words : text !== "" ? [{ word: text, start: 0, end: end - start, confidence: r.confidence }] : [];
+    return {
+      start: round3(start),
+      end: round3(end),
+      confidence: round3(clamp01(r.confidence)),
+      channel,
+      words: words.map((w) => ({ word: w.word, start: round3(start + w.start), end: round3(start + w.end), confidence: round3(clamp01(w.confidence)) })),
+      text,
+      language,
+    };
+  }
+}
+
+/** Options of one decode besides the audio: the prompt text and the beam size of a final. */
+interface DecodeExtra {
+  previousText?: string;
+  beamSize?: number;
+}
+
+/** A streamed view as an engine result (times from the utterance start). */
+function viewResult(v: StreamView): TranscribeResult {
+  return { text: v.text, language: v.language, confidence: v.confidence, words: v.words, noSpeech: v.text === "" };
+}
+
+const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
