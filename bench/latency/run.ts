@@ -11,7 +11,10 @@
  * Speech start/end of a clip come from its energy (first/last 10-ms frame above −40 dBFS).
  *
  *   bun bench/latency/run.ts [--streams 1,4,8] [--profile low_latency] [--clips jfk.wav,leopard_test.wav]
- *                            [--systems service,whisperlive]
+ *                            [--systems service,whisperlive] [--threads 1]
+ *
+ * `--threads`: inference threads of each system (the service's onnxruntime intra-op threads,
+ * WhisperLive's OMP_NUM_THREADS, which caps CTranslate2's); equal for a fair comparison.
  *
  * WhisperLive: `${LIVE_STT_CACHE:-~/.cache/live-stt}/venv-whisperlive` (python with whisper-live
  * 0.10.0, see bench/latency/README.md; override WHISPERLIVE_PYTHON), CTranslate2 tiny.en from
@@ -41,12 +44,15 @@ const { values: args } = parseArgs({
     clips: { type: "string", default: "jfk.wav,leopard_test.wav" },
     systems: { type: "string", default: "service,whisperlive" },
     endpointing: { type: "string", default: "0.64" },
+    threads: { type: "string", default: "1" },
   },
 });
 const STREAMS = args.streams!.split(",").map(Number);
 const CLIPS = args.clips!.split(",");
 const ENDPOINTING = Number(args.endpointing);
 const SYSTEMS = args.systems!.split(",");
+/** Inference threads of each system: onnxruntime intra-op threads / CTranslate2's OMP_NUM_THREADS. */
+const THREADS = Number(args.threads);
 
 // ── audio ───────────────────────────────────────────────────────────────────
 
@@ -286,7 +292,7 @@ const texts: Record<string, string[]> = {};
 const started = new Date().toISOString();
 
 // Offline baseline and the service.
-const coordinator = await InProcessCoordinator.create({ modelsDir, threads: 1, queueLimit: 500 });
+const coordinator = await InProcessCoordinator.create({ modelsDir, threads: 1, queueLimit: 500, sessionThreads: THREADS });
 let offlineWer = NaN;
 {
   let edits = 0;
@@ -328,7 +334,11 @@ if (SYSTEMS.includes("whisperlive")) {
   }
   const ct2 = ct2TinyEn();
   const port = 19000 + Math.floor(Math.random() * 1000);
-  const server = Bun.spawn([python, path.join(import.meta.dir, "whisperlive_server.py"), String(port), ct2], { stdout: "ignore", stderr: "pipe" });
+  const server = Bun.spawn([python, path.join(import.meta.dir, "whisperlive_server.py"), String(port), ct2], {
+    stdout: "ignore",
+    stderr: "ignore",
+    env: { ...process.env, OMP_NUM_THREADS: String(THREADS) },
+  });
   try {
     // Ready once it accepts connections.
     for (let i = 0; ; i++) {
@@ -358,7 +368,7 @@ if (SYSTEMS.includes("whisperlive")) {
 }
 
 const ms = (x: number) => (Number.isFinite(x) ? `${Math.round(x)}` : "-");
-console.log(`\nLive latency, ${CLIPS.join(" + ")} per stream (${AUDIO_S.toFixed(1)} s), 1× real time, 100-ms chunks; endpointing ${ENDPOINTING} s; offline WER ${(offlineWer * 100).toFixed(1)} %\n`);
+console.log(`\nLive latency, ${CLIPS.join(" + ")} per stream (${AUDIO_S.toFixed(1)} s), 1× real time, 100-ms chunks; endpointing ${ENDPOINTING} s; ${THREADS} inference thread(s) each; offline WER ${(offlineWer * 100).toFixed(1)} %\n`);
 console.log("| system | streams | final p50 ms | final p95 ms | first transcript p50 ms | cadence p50 ms | CPU-s/audio-s | WER | finals missing | load avg |");
 console.log("|---|---|---|---|---|---|---|---|---|---|");
 for (const r of rows) {
@@ -367,5 +377,5 @@ for (const r of rows) {
 console.log("\n(final = end of speech → final transcript, minus the endpointing window, for both systems)");
 const out = path.join(ROOT, "bench", "results");
 mkdirSync(out, { recursive: true });
-writeFileSync(path.join(out, "latency.json"), JSON.stringify({ started, clips, endpointing: ENDPOINTING, profile: args.profile, offlineWer, rows, texts }, null, 2));
+writeFileSync(path.join(out, "latency.json"), JSON.stringify({ started, clips, endpointing: ENDPOINTING, profile: args.profile, threads: THREADS, offlineWer, rows, texts }, null, 2));
 process.exit(0);

@@ -127,6 +127,45 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     expect(texts(redo.final.words)).toBe(texts(script));
   });
 
+  test("the final does not wait for a partial decode that does not cover the utterance", async () => {
+    let release!: () => void;
+    const blocked = new Promise<void>((r) => (release = r));
+    const calls: StreamDecodeRequest[] = [];
+    const stream = new UtteranceStream({
+      profile,
+      decode: async (req) => {
+        calls.push(req);
+        if (req.partial) await blocked;
+        return { text: "hello there", language: "en", confidence: 1, words: [w("hello", 0, 0.5), w("there", 0.6, 0.9)], noSpeech: false };
+      },
+    });
+    stream.partial(new Float32Array(RATE / 2));
+    const final = await stream.finish(new Float32Array(RATE));
+    expect(final.text).toBe("hello there");
+    expect(calls.map((c) => c.partial)).toEqual([true, false]);
+    release();
+    await stream.idle();
+  });
+
+  test("the final awaits a partial decode in flight that covers the utterance", async () => {
+    let release!: () => void;
+    const blocked = new Promise<void>((r) => (release = r));
+    const calls: StreamDecodeRequest[] = [];
+    const stream = new UtteranceStream({
+      profile: { ...profile, reuseCoveringDecode: true },
+      decode: async (req) => {
+        calls.push(req);
+        await blocked;
+        return { text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false };
+      },
+    });
+    stream.partial(new Float32Array(RATE));
+    const final = stream.finish(new Float32Array(RATE - 100));
+    release();
+    expect((await final).text).toBe("hello");
+    expect(calls.map((c) => c.partial)).toEqual([true]);
+  });
+
   test("a stream whose every decode fails reports the errors and still finishes", async () => {
     const errors: unknown[] = [];
     let calls = 0;

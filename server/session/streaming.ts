@@ -154,6 +154,8 @@ export class UtteranceStream {
   private bufferStart = 0;
   private latest: Decoded | null = null;
   private running: Promise<void> | null = null;
+  /** The partial decode in flight and the utterance samples it covers. */
+  private inflight: { decoded: Promise<Decoded>; audioEnd: number } | null = null;
   private queued: Float32Array | null = null;
   private finished = false;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
@@ -190,7 +192,9 @@ export class UtteranceStream {
     let audio: Float32Array | null = first;
     while (audio && !this.finished) {
       try {
-        const d = await this.decodeBuffer(audio, true, 1);
+        const decoded = this.decodeBuffer(audio, true, 1);
+        this.inflight = { decoded, audioEnd: audio.length };
+        const d = await decoded.finally(() => (this.inflight = null));
         if (this.finished) break;
         this.agree(d);
         this.cut();
@@ -210,17 +214,22 @@ export class UtteranceStream {
   }
 
   /**
-   * The utterance is complete: the committed words plus the tail. Waits for a running partial
-   * decode; partials that arrive later are ignored.
+   * The utterance is complete: the committed words plus the tail. The tail comes from the newest
+   * partial decode when it covers the whole utterance and the profile allows it (one in flight is
+   * awaited); otherwise from a new decode, started at once (a partial decode still in flight that
+   * does not cover the utterance is not waited for). Partials that arrive later are ignored.
    */
   async finish(audio: Float32Array): Promise<StreamView> {
     this.queued = null;
-    if (this.running) await this.running;
     this.finished = true;
     const p = this.opts.profile;
-    let d = this.latest;
-    const covered = d !== null && d.audioEnd >= audio.length - Math.round(0.02 * this.rate);
-    if (!(p.reuseCoveringDecode && covered) || d === null) {
+    const covers = (end: number) => end >= audio.length - Math.round(0.02 * this.rate);
+    let d: Decoded | null = null;
+    if (p.reuseCoveringDecode) {
+      if (this.inflight && covers(this.inflight.audioEnd)) d = await this.inflight.decoded.catch(() => null);
+      else if (!this.inflight && this.latest && covers(this.latest.audioEnd)) d = this.latest;
+    }
+    if (d === null) {
       d = await this.decodeBuffer(audio, false, p.finalBeamSize);
     } else {
       // The newest decode's tail, clipped to the final audio (it may have seen a little more).
