@@ -166,6 +166,20 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     expect(calls.map((c) => c.partial)).toEqual([true]);
   });
 
+  test("a reused decode keeps words whose timings run past the final audio", async () => {
+    // The decode saw 1.5 s (speech, then pause); the final audio is 1 s; the last segment's
+    // interpolated timings spread its words up to 1.5 s.
+    const stream = new UtteranceStream({
+      profile: { ...profile, reuseCoveringDecode: true },
+      decode: async () => ({ text: "welcome his gospel", language: "en", confidence: 1, words: [w("welcome", 0.1, 0.6), w("his", 0.6, 0.9), w("gospel.", 1.05, 1.5)], noSpeech: false }),
+    });
+    stream.partial(new Float32Array(RATE * 1.5));
+    await stream.idle();
+    const final = await stream.finish(new Float32Array(RATE));
+    expect(final.text).toBe("welcome his gospel.");
+    expect(final.words.at(-1)!.end).toBe(1);
+  });
+
   test("a stream whose every decode fails reports the errors and still finishes", async () => {
     const errors: unknown[] = [];
     let calls = 0;

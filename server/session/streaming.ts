@@ -232,9 +232,11 @@ export class UtteranceStream {
     if (d === null) {
       d = await this.decodeBuffer(audio, false, p.finalBeamSize);
     } else {
-      // The newest decode's tail, clipped to the final audio (it may have seen a little more).
+      // The newest decode's tail. It saw the utterance plus a little of the pause after it, so its
+      // (interpolated) word times may run past the final audio: they are clamped, no word dropped.
       const end = audio.length / this.rate;
-      d = { ...d, audioEnd: audio.length, tentative: d.tentative.filter((w) => w.start < end).map((w) => (w.end > end ? { ...w, end } : w)) };
+      const clamp = (w: WordTiming) => ({ ...w, start: Math.min(w.start, end), end: Math.min(w.end, end) });
+      d = { ...d, audioEnd: audio.length, tentative: d.tentative.map(clamp) };
     }
     return this.view(d.tentative, d);
   }
