@@ -54,7 +54,7 @@ module.exports = {
       comment: "Coordinator implementations, their metrics and the VAD model are chosen in server/server.ts.",
       severity: "error",
       from: { path: "^server/", pathNot: ["^server/server[.]ts$", "[.]test[.]ts$"] },
-      to: { path: ["^workers/coordinator/(in-process|redis|redis-metrics)[.]ts$", "^workers/vad/silero[.]ts$"], dependencyTypesNot: ["type-only"] },
+      to: { path: ["^workers/coordinator/(in-process|redis|redis-metrics)[.]ts$", "^workers/vad/(silero|batched)[.]ts$"], dependencyTypesNot: ["type-only"] },
     },
     {
       name: "conformance-imports-nothing-of-the-service",

@@ -1,13 +1,14 @@
 /**
- * `bun run conformance -- --base-url <url> --key <x-service-key> [--unscoped-key <key>] [--seed N]
- *  [--runs N] [--ws-runs N] [--junit file] [--no-stateful]`
- * Runs the suite against a running deployment; exit code 1 when a property fails.
+ * `live-stt-conformance --base-url <url> --key <x-service-key> [options]` (the packaged bin), or
+ * `bun run conformance -- …` in the repository. Runs the suite against a running deployment; exit
+ * code 1 when a property fails, 2 on bad arguments.
  */
 import { parseArgs } from "node:util";
 import { junitXml, formatReport } from "./report.ts";
 import { runSuite } from "./run.ts";
 
-const usage = `usage: bun run conformance -- --base-url <url> --key <x-service-key> [options]
+const usage = `usage: live-stt-conformance --base-url <url> --key <x-service-key> [options]
+       (in the repository: bun run conformance -- --base-url <url> --key <key> [options])
 
   --base-url <url>       deployment under test, e.g. http://127.0.0.1:8080
   --key <key>            API key with every scope (x-service-key)
@@ -18,9 +19,23 @@ const usage = `usage: bun run conformance -- --base-url <url> --key <x-service-k
   --ws-concurrency <n>   sessions streamed at once (default 4)
   --junit <file>         also write a JUnit XML report
   --no-stateful          skip the lifecycle sequence and callbacks
-Callbacks are checked only against a loopback target (the receiver listens on 127.0.0.1).`;
+  --require-callbacks    fail (instead of skipping with a notice) when no callback arrives
+  -h, --help             this text
+Callbacks are checked only against a loopback target (the receiver listens on 127.0.0.1), and only
+when the deployment allows loopback callback targets (CALLBACKS_ALLOW_LOOPBACK=true); otherwise
+they are skipped with a notice. Exit code: 0 passed, 1 a property failed, 2 bad arguments.`;
 
-const { values } = parseArgs({
+let parsed: ReturnType<typeof parse>;
+try {
+  parsed = parse();
+} catch (e) {
+  console.error(`${(e as Error).message}\n\n${usage}`);
+  process.exit(2);
+}
+const values = parsed.values;
+
+function parse() {
+  return parseArgs({
   options: {
     "base-url": { type: "string" },
     key: { type: "string" },
@@ -31,10 +46,12 @@ const { values } = parseArgs({
     "ws-concurrency": { type: "string" },
     junit: { type: "string" },
     "no-stateful": { type: "boolean" },
+    "require-callbacks": { type: "boolean" },
     help: { type: "boolean", short: "h" },
   },
   allowPositionals: false,
-});
+  });
+}
 
 if (values.help || !values["base-url"] || !values.key) {
   console.log(usage);
@@ -59,6 +76,7 @@ const report = await runSuite({
   wsRuns: int(values["ws-runs"], "ws-runs") ?? Math.max(1, Math.round(runs / 5)),
   wsConcurrency: int(values["ws-concurrency"], "ws-concurrency"),
   stateful: !values["no-stateful"],
+  requireCallbacks: values["require-callbacks"],
   log: (l) => console.error(`… ${l}`),
 });
 console.log(formatReport(report));

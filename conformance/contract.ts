@@ -82,12 +82,14 @@ export interface Contract {
   requestIdPattern: RegExp | null;
 }
 
-const repoRoot = path.resolve(import.meta.dir, "..");
+/** `generated/` of the repository, or the packaged suite's own folder (`dist/`, where the build copies the documents). */
+const documentDirs = [path.resolve(import.meta.dir, "../generated"), import.meta.dir];
 
-/** Reads the bundled documents from `generated/`. */
+/** Reads the bundled documents from `generated/` (or those packaged with the suite). */
 export async function localDocuments(): Promise<{ openapi: Json; asyncapi: Json }> {
-  const openapi = await Bun.file(path.join(repoRoot, "generated/openapi.json")).json();
-  const asyncapi = await Bun.file(path.join(repoRoot, "generated/asyncapi.json")).json();
+  const dir = documentDirs.find((d) => Bun.file(path.join(d, "openapi.json")).size > 0) ?? documentDirs[0]!;
+  const openapi = await Bun.file(path.join(dir, "openapi.json")).json();
+  const asyncapi = await Bun.file(path.join(dir, "asyncapi.json")).json();
   return { openapi, asyncapi };
 }
 

@@ -31,6 +31,7 @@ export async function runProperty<T>(
   issues?: KnownIssue[],
 ): Promise<boolean> {
   const s = propertySeed(seed, name);
+  const started = performance.now();
   let cases = 0;
   let last: CaseOutcome | null = null;
   const details = await fc.check(
@@ -53,7 +54,7 @@ export async function runProperty<T>(
   );
   report.areas[area].cases += cases;
   const ok = !details.failed;
-  report.properties.push({ area, name, cases, ok });
+  report.properties.push({ area, name, cases, ok, durationMs: Math.round(performance.now() - started) });
   if (!ok) {
     report.areas[area].failures++;
     const found = last as CaseOutcome | null;

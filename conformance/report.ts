@@ -63,8 +63,10 @@ export interface Report {
   startedAt: string;
   durationMs: number;
   areas: Record<"http" | "ws" | "callback" | "stateful", AreaTally>;
-  /** Case count per property. */
-  properties: { area: string; name: string; cases: number; ok: boolean }[];
+  /** Case count and duration per property. */
+  properties: { area: string; name: string; cases: number; ok: boolean; durationMs: number }[];
+  /** Parts of the suite that did not run, and why (printed, and JUnit `skipped` cases). */
+  skipped: { area: string; name: string; reason: string }[];
   failures: Failure[];
   known: KnownHit[];
   /** Cross-field rules met on schema-valid bodies (400s that are not failures), with their count. */
@@ -82,6 +84,7 @@ export function emptyReport(seed: number): Report {
     durationMs: 0,
     areas: { http: { cases: 0, failures: 0 }, ws: { cases: 0, failures: 0 }, callback: { cases: 0, failures: 0 }, stateful: { cases: 0, failures: 0 } },
     properties: [],
+    skipped: [],
     failures: [],
     known: [],
     crossFieldRules: {},
@@ -116,6 +119,7 @@ export function formatReport(r: Report): string {
     lines.push("  cross-field rules met by schema-valid bodies (400, not expressible in the schema):");
     for (const [rule, n] of Object.entries(r.crossFieldRules)) lines.push(`    ${n}× ${rule}`);
   }
+  for (const s of r.skipped) lines.push(`  NOTICE: ${s.area} "${s.name}" skipped: ${s.reason}`);
   if (r.known.length) {
     lines.push("  known issues (allow-listed):");
     for (const k of r.known) lines.push(`    ${k.count}× ${k.issue}`);
@@ -130,14 +134,26 @@ export function formatReport(r: Report): string {
 
 const xml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]!);
 
-/** JUnit XML: one test case per property. */
+/**
+ * JUnit XML: one test suite per area, one test case per property with its duration; names are the
+ * property names (stable across runs, seeds and case counts), skipped parts are `skipped` cases.
+ */
 export function junitXml(r: Report): string {
-  const cases = r.properties.map((p) => {
-    const failure = r.failures.find((f) => f.area === p.area && f.property === p.name);
-    const body = failure
-      ? `<failure message="${xml(failure.violations.map((v) => v.check).join(", "))}">${xml(`seed ${failure.seed}\n${failure.violations.map((v) => `${v.check}: ${v.message}`).join("\n")}\n${failure.counterexample}`)}</failure>`
-      : "";
-    return `    <testcase classname="conformance.${xml(p.area)}" name="${xml(p.name)} (${p.cases} cases)">${body}</testcase>`;
+  const areas = [...new Set([...r.properties.map((p) => p.area), ...r.skipped.map((s) => s.area)])];
+  const suites = areas.map((area) => {
+    const props = r.properties.filter((p) => p.area === area);
+    const skipped = r.skipped.filter((s) => s.area === area);
+    const failures = props.filter((p) => !p.ok).length;
+    const time = props.reduce((t, p) => t + p.durationMs, 0) / 1000;
+    const cases = props.map((p) => {
+      const failure = r.failures.find((f) => f.area === p.area && f.property === p.name);
+      const body = failure
+        ? `<failure message="${xml(failure.violations.map((v) => v.check).join(", "))}">${xml(`seed ${failure.seed}${failure.replayPath ? `, path ${failure.replayPath}` : ""}\n${failure.violations.map((v) => `${v.check}: ${v.message}`).join("\n")}\n${failure.counterexample}`)}</failure>`
+        : "";
+      return `    <testcase classname="conformance.${xml(area)}" name="${xml(p.name)}" time="${(p.durationMs / 1000).toFixed(3)}"><system-out>${p.cases} cases, seed ${r.seed}</system-out>${body}</testcase>`;
+    });
+    for (const s of skipped) cases.push(`    <testcase classname="conformance.${xml(area)}" name="${xml(s.name)}" time="0.000"><skipped message="${xml(s.reason)}"/></testcase>`);
+    return `  <testsuite name="conformance.${xml(area)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${skipped.length}" time="${time.toFixed(3)}" timestamp="${xml(r.startedAt.replace(/\.\d+Z$/, ""))}">\n${cases.join("\n")}\n  </testsuite>`;
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  <testsuite name="conformance" tests="${r.properties.length}" failures="${r.failures.length}" time="${(r.durationMs / 1000).toFixed(3)}">\n${cases.join("\n")}\n  </testsuite>\n</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="conformance" tests="${r.properties.length + r.skipped.length}" failures="${r.failures.length}" time="${(r.durationMs / 1000).toFixed(3)}">\n${suites.join("\n")}\n</testsuites>\n`;
 }

@@ -19,6 +19,8 @@ export const crossFieldRules: KnownRule[] = [
   { line: /^realtime_processing\.custom_vocabulary_config: is required when custom_vocabulary is true/, rule: "realtime_processing.custom_vocabulary_config is required when custom_vocabulary is true" },
   { line: /^realtime_processing\.custom_spelling_config: is required when custom_spelling is true/, rule: "realtime_processing.custom_spelling_config is required when custom_spelling is true" },
   { line: /^diarization_config\.number_of_speakers: must not exceed max_speakers/, rule: "diarization_config.number_of_speakers must not exceed max_speakers" },
+  { line: /^callback_config\.url: /, rule: "callback_config.url must be http(s) and reach a public address; loopback and private ranges only when the operator allows them (CallbackConfig.url description)" },
+  { line: /^\(body\): nests objects and arrays deeper than \d+ levels/, rule: "JSON bodies nest at most 64 levels of objects and arrays (request body descriptions)" },
   { line: /^cursor: /, rule: "cursor is opaque: only values taken from `next` are accepted (parameter description)" },
   { line: /^custom_metadata: /, rule: "custom_metadata (JSON form) must be a JSON object (parameter description; the schema says only `string`)" },
   { line: /^(after_date|before_date|date): .*(before|after|both|together)/, rule: "date filters must not contradict each other" },

@@ -23,6 +23,8 @@ export interface SuiteOptions {
   /** Model and languages a session can be opened with (default: the first model the capabilities list). */
   sessionInit?: Record<string, unknown>;
   issues?: KnownIssue[];
+  /** Fail when callbacks cannot be checked on a loopback target (default: skip them with a notice). */
+  requireCallbacks?: boolean;
   log?: (line: string) => void;
 }
 
@@ -59,7 +61,7 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
   // Stateful first: it leaves sessions in every state for the path-parameter cases.
   if (opts.stateful !== false) {
     log("stateful lifecycle and callbacks");
-    await runStateful({ contract, target: opts.target, report, init, state, seed, issues: opts.issues });
+    await runStateful({ contract, target: opts.target, report, init, state, seed, issues: opts.issues, requireCallbacks: opts.requireCallbacks });
   }
 
   const httpRuns = opts.httpRuns ?? 500;

@@ -20,7 +20,16 @@ export interface StatefulOptions {
   state: HttpState;
   seed: number;
   issues?: KnownIssue[];
+  /** Fail (instead of skipping with a notice) when no callback reaches the loopback receiver. */
+  requireCallbacks?: boolean;
 }
+
+/** Why callbacks were not checked although the target is on loopback. */
+export const LOOPBACK_REFUSED =
+  "no callback reached the receiver on 127.0.0.1: the deployment refuses loopback callback targets unless it is started with CALLBACKS_ALLOW_LOOPBACK=true";
+/** The same when the deployment refused the receiver's URL at session creation. */
+export const LOOPBACK_REFUSED_AT_POST =
+  "no callback reached the receiver on 127.0.0.1: POST /v2/live refused its URL (400 naming callback_config.url); the deployment refuses loopback callback targets unless it is started with CALLBACKS_ALLOW_LOOPBACK=true";
 
 const isLoopback = (url: string) => ["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname);
 
@@ -32,6 +41,9 @@ export async function runStateful(o: StatefulOptions): Promise<void> {
     return op;
   };
   const useCallbacks = isLoopback(o.target.baseUrl);
+  if (!useCallbacks) {
+    o.report.skipped.push({ area: "callback", name: "callbacks", reason: "the target is not on loopback, so it cannot reach the suite's callback receiver (127.0.0.1)" });
+  }
   await runProperty(o.report, "stateful", "session lifecycle", fc.constant(null), 1, o.seed, async () => {
     const violations: Violation[] = [];
     const log: string[] = [];
@@ -46,8 +58,21 @@ export async function runStateful(o: StatefulOptions): Promise<void> {
     const receiver = useCallbacks ? startCallbackReceiver(o.contract) : null;
     try {
       const flags = { receive_partial_transcripts: true, receive_final_transcripts: true, receive_speech_events: true, receive_pre_processing_events: true, receive_realtime_processing_events: true, receive_post_processing_events: true, receive_acknowledgments: true, receive_errors: true, receive_lifecycle_events: true };
-      const body = { ...o.init, messages_config: flags, custom_metadata: { conformance: "lifecycle" }, ...(receiver ? { callback: true, callback_config: { url: receiver.url, ...flags } } : {}) };
-      const created = await call(byId("createLiveSession"), { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }, [201], "ensure_resource_availability");
+      const create = (withCallbacks: boolean) => {
+        const body = { ...o.init, messages_config: flags, custom_metadata: { conformance: "lifecycle" }, ...(withCallbacks ? { callback: true, callback_config: { url: receiver!.url, ...flags } } : {}) };
+        // A deployment may refuse loopback callback URLs with a 400 naming callback_config.url.
+        return call(byId("createLiveSession"), { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }, withCallbacks ? [201, 400] : [201], "ensure_resource_availability");
+      };
+      let created = await create(receiver !== null);
+      let refusedAtPost = false;
+      if (receiver && created.status === 400) {
+        if (!created.text.includes("callback_config.url")) {
+          violations.push({ check: "ensure_resource_availability", message: `POST /v2/live with a loopback callback URL: 400 not naming callback_config.url: ${created.text.slice(0, 300)}` });
+          return { violations, describe: log.join("\n") };
+        }
+        refusedAtPost = true;
+        created = await create(false);
+      }
       if (created.status !== 201) return { violations, describe: log.join("\n") };
       const { id, url } = JSON.parse(created.text) as { id: string; url: string };
       o.state.knownIds.push(id);
@@ -68,7 +93,15 @@ export async function runStateful(o: StatefulOptions): Promise<void> {
       await call(byId("getLiveSessionRecording"), { pathParams: { id } });
       await call(byId("getLiveSessionRecording"), { pathParams: { id }, headers: { range: "bytes=0-9" } });
 
-      if (receiver) {
+      const anyArrived = async () => {
+        for (let deadline = Date.now() + 5000; Date.now() < deadline; await Bun.sleep(50)) if (receiver!.envelopes.some((e) => e.id === id)) return true;
+        return false;
+      };
+      if (receiver && (refusedAtPost || !(await anyArrived()))) {
+        const why = refusedAtPost ? LOOPBACK_REFUSED_AT_POST : LOOPBACK_REFUSED;
+        if (o.requireCallbacks) violations.push({ check: "callback_delivery", message: why });
+        else o.report.skipped.push({ area: "callback", name: "callbacks", reason: `${why} (or run with --require-callbacks to fail instead)` });
+      } else if (receiver) {
         const last = `live.end_session`;
         if (!(await receiver.waitFor(id, last, 10000))) violations.push({ check: "callback_delivery", message: `no ${last} callback within 10 s; got ${receiver.envelopes.map((e) => e.event).join(",")}` });
         const events = receiver.envelopes.filter((e) => e.id === id).map((e) => e.event);

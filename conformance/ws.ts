@@ -297,13 +297,14 @@ export async function runWebSocket(o: WsRunOptions): Promise<void> {
   };
   await family("ws valid sequences", false, validRuns);
   let finished = false;
+  const canaryStarted = performance.now();
   const canaryRun = canary(o, () => finished);
   await family("ws malformed sequences", true, malformedRuns);
   finished = true;
   const canaryViolations = await canaryRun;
   o.report.areas.ws.cases++;
   const ok = canaryViolations.length === 0;
-  o.report.properties.push({ area: "ws", name: "ws healthy concurrent session", cases: 1, ok });
+  o.report.properties.push({ area: "ws", name: "ws healthy concurrent session", cases: 1, ok, durationMs: Math.round(performance.now() - canaryStarted) });
   if (!ok) {
     o.report.areas.ws.failures++;
     o.report.failures.push({ area: "ws", property: "ws healthy concurrent session", seed: o.seed, counterexample: "a healthy 16 kHz mono session (silence and tone, binary frames) streamed alongside the malformed sequences", violations: canaryViolations.slice(0, 10) });

@@ -5,10 +5,10 @@
  *   - generated/openapi/                                 hey-api types (HTTP bodies, WebSocket messages, callback
  *                                                        bodies: every component schema), JSON schemas, fetch client and SDK
  *   - generated/operations.ts, generated/validators.ts   operation table and Ajv validators
- *   - generated/reference.html                           human reference (Redocly), unless --no-docs
+ *   - generated/docs/websocket/                          WebSocket reference (AsyncAPI generator, HTML template), unless --no-docs
  * Output is deterministic: running it twice leaves `git diff generated` empty.
  *
- * Flags: --no-docs skips reference.html; --check generates into a temporary folder and exits 1
+ * Flags: --no-docs skips docs/; --check generates into a temporary folder and exits 1
  * when the result differs from the committed generated/ (used by CI and test/contracts).
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, readFileSync, writeFileSync } from "node:fs";
@@ -59,13 +59,13 @@ async function main(): Promise<void> {
   done();
 
   if (withDocs) {
-    done = step("reference.html (Redocly)");
-    await buildReference(path.join(out, "openapi.json"), path.join(out, "reference.html"));
+    done = step("docs/websocket/ (AsyncAPI generator)");
+    await buildWebSocketReference(asyncapi, path.join(out, "docs", "websocket"));
     done();
   }
   normalizeLineEndings(out);
   if (checkOnly) {
-    const differences = compareTrees(out, committed, withDocs ? [] : ["reference.html"]);
+    const differences = compareTrees(out, committed, withDocs ? [] : ["docs/"]);
     rmSync(out, { recursive: true, force: true });
     if (differences.length > 0) {
       console.error(`generated/ is not up to date with contracts/:\n${differences.map((d) => `  ${d}`).join("\n")}`);
@@ -90,8 +90,9 @@ function listFiles(dir: string, prefix = ""): string[] {
 
 /** Files missing, extra or different between two folders. */
 function compareTrees(fresh: string, current: string, ignored: string[]): string[] {
-  const a = listFiles(fresh).filter((f) => !ignored.includes(f));
-  const b = listFiles(current).filter((f) => !ignored.includes(f));
+  const kept = (f: string) => !ignored.some((prefix) => f.startsWith(prefix));
+  const a = listFiles(fresh).filter(kept);
+  const b = listFiles(current).filter(kept);
   const differences: string[] = [];
   for (const f of a) {
     if (!b.includes(f)) differences.push(`missing: generated/${f}`);
@@ -139,17 +140,35 @@ function patchBodyInit(file: string): void {
   writeFileSync(file, lines.join("\n"));
 }
 
-/** Self-contained HTML reference built offline by Redocly. */
-async function buildReference(input: string, output: string): Promise<void> {
-  const bin = path.join(root, "node_modules", ".bin", "redocly");
-  const proc = Bun.spawn([bin, "build-docs", input, "--output", output], {
-    cwd: root,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
-  });
-  const code = await proc.exited;
-  if (code !== 0) throw new Error(`redocly build-docs failed:\n${await new Response(proc.stderr).text()}`);
+/**
+ * The WebSocket protocol as HTML: the AsyncAPI generator with its HTML template, both installed as
+ * devDependencies (the template is given by path, so the generator installs nothing and works
+ * offline). The page loads its script and styles from `css/` and `js/` next to it, served under
+ * `/docs/websocket/`.
+ */
+async function buildWebSocketReference(document: object, output: string): Promise<void> {
+  const { default: Generator } = await import("@asyncapi/generator");
+  const template = path.join(root, "node_modules", "@asyncapi", "html-template");
+  mkdirSync(output, { recursive: true });
+  const generator = new Generator(template, output, { forceWrite: true, templateParams: { baseHref: "/docs/websocket/" } });
+  // The template logs progress, and Babel a note about the size of the template's own script.
+  const { log, error } = console;
+  console.log = () => {};
+  console.error = (...args: unknown[]) => {
+    if (!String(args[0]).startsWith("[BABEL] Note")) error(...args);
+  };
+  try {
+    await generator.generateFromString(toStableJson(document));
+  } finally {
+    Object.assign(console, { log, error });
+  }
+  // Links to the service's other pages, outside the template's app root (which it hydrates).
+  const index = path.join(output, "index.html");
+  const nav =
+    '<nav style="position:fixed;top:10px;right:16px;z-index:50;font:14px system-ui,sans-serif;background:#fff;border:1px solid #dde1e8;border-radius:6px;padding:6px 12px">' +
+    '<a href="/docs" style="color:#2f6fde;margin-right:12px">HTTP API</a><b>WebSocket API</b>' +
+    '<a href="/" style="color:#2f6fde;margin-left:12px">Playground</a></nav>';
+  writeFileSync(index, readFileSync(index, "utf8").replace("<body>", `<body>\n${nav}`));
 }
 
 /** Every text file ends with LF line endings (some generators emit CRLF on some platforms). */

@@ -3,19 +3,20 @@
  * the published documents, the admin API. Bodies are parsed by the handlers (never by the framework),
  * so every error is the spec's error body with a request id.
  */
-import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { Elysia } from "elysia";
 import { operations } from "../generated/operations.ts";
-import { adminRouter } from "./admin/router.ts";
-import { API_KEY_HEADER, authenticate } from "./auth/authenticate.ts";
+import { apiKeyOf, authenticate } from "./auth/authenticate.ts";
 import type { AppDeps } from "./deps.ts";
 import { clientAddress, type RequestInfo } from "./http/context.ts";
+import { readCappedText } from "./http/capped-body.ts";
 import { ApiError, errorBody, newRequestId } from "./http/errors.ts";
 import { readJsonBody } from "./http/body.ts";
 import { json, type Handler, type HandlerContext } from "./http/handler.ts";
 import { parseQuery } from "./http/params.ts";
 import { bodySchemaOf } from "./http/contract.ts";
 import { routes } from "./http/routes.ts";
+import { httpRequestServed, scrape } from "./metrics/index.ts";
+import { pageRoutes } from "./pages/routes.ts";
 import { timingSafeEqual } from "node:crypto";
 
 const generatedDir = new URL("../generated/", import.meta.url);
@@ -43,9 +44,35 @@ function requestInfo(request: Request, deps: AppDeps): RequestInfo {
 
 function adminAuthorized(request: Request, token: string | null): boolean {
   if (!token) return false;
-  const given = Buffer.from(request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") ?? "");
+  const header = request.headers.get("authorization") ?? "";
+  if (!header.startsWith("Bearer ")) return false;
+  const given = Buffer.from(header.slice("Bearer ".length));
   const want = Buffer.from(token);
   return given.length === want.length && timingSafeEqual(given, want);
+}
+
+/**
+ * The methods the contract defines for `path` (an exact path wins over a templated one, so
+ * `/v2/live/defaults` is not taken for `/v2/live/{id}`); empty when no operation has that path.
+ */
+const templated = operations.filter((op) => op.path.includes("{")).map((op) => ({ op, pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, "[^/]+")}$`) }));
+function allowedMethods(path: string): string[] {
+  const exact = operations.filter((op) => op.path === path);
+  const matching = exact.length ? exact : templated.filter((t) => t.pattern.test(path)).map((t) => t.op);
+  return [...new Set(matching.map((op) => op.method.toUpperCase()))];
+}
+
+class MethodNotAllowed extends Error {
+  constructor(readonly allow: string[]) {
+    super("method not allowed");
+  }
+}
+
+/** 405 with the error body and `Allow`. */
+function methodNotAllowed(request: Request, info: Pick<RequestInfo, "path" | "requestId">, allow: string[]): Response {
+  const response = errorResponse(405, info, { message: `method ${request.method} not allowed; allowed: ${allow.join(", ")}`, reason: null, validationErrors: null });
+  response.headers.set("allow", allow.join(", "));
+  return response;
 }
 
 export function createApp(deps: AppDeps) {
@@ -63,7 +90,9 @@ export function createApp(deps: AppDeps) {
         const started = performance.now();
         let response: Response;
         try {
-          const principal = await authenticate(deps.store, request.headers.get(API_KEY_HEADER), info.clientIp, route.scope);
+          // A templated route taking a static path of other methods (DELETE /v2/live/defaults).
+          if (!allowedMethods(info.path).includes(op.method)) throw new MethodNotAllowed(allowedMethods(info.path));
+          const principal = await authenticate(deps.store, apiKeyOf(request.headers), info.clientIp, route.scope);
           response = await (route.handler as Handler)({
             request,
             params: params as HandlerContext["params"],
@@ -76,7 +105,9 @@ export function createApp(deps: AppDeps) {
             reply: (status, body, headers) => json(body, status, headers),
           });
         } catch (e) {
-          if (e instanceof ApiError) {
+          if (e instanceof MethodNotAllowed) {
+            response = methodNotAllowed(request, info, e.allow);
+          } else if (e instanceof ApiError) {
             response = errorResponse(e.status, info, e);
           } else {
             log.error("unhandled error", { request_id: info.requestId, path: info.path, error: e });
@@ -84,6 +115,7 @@ export function createApp(deps: AppDeps) {
           }
         }
         response.headers.set("x-request-id", info.requestId);
+        httpRequestServed(op.operationId, response.status, (performance.now() - started) / 1000);
         log.info("request", {
           request_id: info.requestId,
           method: op.method,
@@ -100,15 +132,29 @@ export function createApp(deps: AppDeps) {
 
   app.get("/openapi.json", () => new Response(Bun.file(new URL("openapi.json", generatedDir)), { headers: { "content-type": "application/json" } }));
   app.get("/asyncapi.json", () => new Response(Bun.file(new URL("asyncapi.json", generatedDir)), { headers: { "content-type": "application/json" } }));
-  app.get("/docs", () => new Response(Bun.file(new URL("reference.html", generatedDir)), { headers: { "content-type": "text/html; charset=utf-8" } }));
+  pageRoutes(app, log);
   app.get("/health", () => ({ status: "ok" }));
-  app.get("/metrics", async () => new Response(await deps.inferenceMetrics(), { headers: { "content-type": "text/plain; version=0.0.4" } }));
+  app.get("/metrics", async () => {
+    const { body, contentType } = await scrape();
+    return new Response(body, { headers: { "content-type": contentType } });
+  });
 
-  app.all("/admin/trpc/*", ({ request }: { request: Request }) => {
+  // The admin API (tRPC, zod) is loaded with its first request: start-up does not pay for it.
+  app.all("/admin/trpc/*", async ({ request }: { request: Request }) => {
     if (!deps.config.adminToken) return errorResponse(404, requestInfo(request, deps), { message: "no such endpoint", reason: null, validationErrors: null });
+    const [{ fetchRequestHandler }, { adminRouter }] = await Promise.all([import("@trpc/server/adapters/fetch"), import("./admin/router.ts")]);
+    let req = request;
+    if (request.body) {
+      try {
+        req = new Request(request.url, { method: request.method, headers: request.headers, body: await readCappedText(request) });
+      } catch (e) {
+        if (e instanceof ApiError) return errorResponse(e.status, requestInfo(request, deps), e);
+        throw e;
+      }
+    }
     return fetchRequestHandler({
       endpoint: "/admin/trpc",
-      req: request,
+      req,
       router: adminRouter,
       createContext: () => ({ store: deps.store, authorized: adminAuthorized(request, deps.config.adminToken), now: () => deps.clock.now() }),
     });
@@ -116,7 +162,11 @@ export function createApp(deps: AppDeps) {
 
   app.onError(({ request, code }) => {
     const info = requestInfo(request, deps);
-    if (code === "NOT_FOUND") return errorResponse(404, info, { message: "no such endpoint", reason: null, validationErrors: null });
+    if (code === "NOT_FOUND") {
+      const allow = allowedMethods(info.path);
+      if (allow.length === 0) return errorResponse(404, info, { message: "no such endpoint", reason: null, validationErrors: null });
+      return methodNotAllowed(request, info, allow);
+    }
     log.error("framework error", { request_id: info.requestId, code });
     return errorResponse(400, info, { message: "request could not be read", reason: null, validationErrors: ["(request): could not be parsed"] });
   });

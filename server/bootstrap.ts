@@ -17,12 +17,19 @@ export async function bootstrapAccount(store: Store, bootstrapKey: string | null
   if (bootstrapKey) {
     if (await store.findKeyBySecret(bootstrapKey)) return;
     const id = bootstrapAccountId(bootstrapKey);
+    // Each step tolerates another gateway doing the same step at the same moment: a failure counts
+    // only when what the step was to create is still missing afterwards.
+    if (!(await store.getAccount(id))) {
+      try {
+        await store.createAccount({ id, name: "default" });
+      } catch (e) {
+        if (!(await store.getAccount(id))) throw e;
+      }
+    }
     try {
-      if (!(await store.getAccount(id))) await store.createAccount({ id, name: "default" });
       await store.createKey({ accountId: id, name: "bootstrap", secret: bootstrapKey });
       log.info("bootstrap account created for BOOTSTRAP_API_KEY", { account_id: id });
     } catch (e) {
-      // Another gateway created it at the same moment.
       if (!(await store.findKeyBySecret(bootstrapKey))) throw e;
     }
     return;

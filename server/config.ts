@@ -1,5 +1,6 @@
 /** Operator configuration, read once from the environment. */
 import path from "node:path";
+import { parseCorsOrigins, type CorsOrigins } from "./http/cors.ts";
 
 export type Cluster = "eu1" | "us1";
 
@@ -22,18 +23,31 @@ export interface Config {
   /** Callback URLs may target loopback / private addresses (tests, private deployments). */
   callbacksAllowLoopback: boolean;
   callbacksAllowPrivate: boolean;
+  /** Origins browser apps may call the API from (`CORS_ORIGINS`); null = no CORS headers. */
+  corsOrigins: CorsOrigins;
 }
+
+/** A start refused for a reason the operator can fix (printed as one line by `main.ts`). */
+export class StartupError extends Error {}
 
 function bool(v: string | undefined): boolean {
   return v === "1" || v === "true" || v === "yes";
 }
 
+function cors(value: string | undefined): CorsOrigins {
+  try {
+    return parseCorsOrigins(value);
+  } catch (e) {
+    throw new StartupError((e as Error).message);
+  }
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const port = Number(env.PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer 0..65535, got ${env.PORT}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new StartupError(`PORT must be an integer 0..65535, got ${env.PORT}`);
   const host = env.HOST ?? "0.0.0.0";
   const cluster = (env.CLUSTER ?? "eu1") as Cluster;
-  if (cluster !== "eu1" && cluster !== "us1") throw new Error(`CLUSTER must be eu1 or us1, got ${env.CLUSTER}`);
+  if (cluster !== "eu1" && cluster !== "us1") throw new StartupError(`CLUSTER must be eu1 or us1, got ${env.CLUSTER}`);
   const publicHost = host === "0.0.0.0" || host === "::" ? "localhost" : host;
   return {
     port,
@@ -50,6 +64,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: bool(env.TRUST_PROXY),
     callbacksAllowLoopback: bool(env.CALLBACKS_ALLOW_LOOPBACK),
     callbacksAllowPrivate: bool(env.CALLBACKS_ALLOW_PRIVATE),
+    corsOrigins: cors(env.CORS_ORIGINS),
   };
 }
 

@@ -16,6 +16,4 @@ export interface AppDeps {
   log: Logger;
   /** Where FLAC recordings are written (`DATA_DIR/recordings`). */
   recordingsDir: string;
-  /** Prometheus text of the inference layer's metrics (empty when it has none). */
-  inferenceMetrics: () => Promise<string>;
 }

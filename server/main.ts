@@ -1,8 +1,16 @@
 /** `bun run start`: the service, configured from the environment (see README). */
+import { StartupError } from "./config.ts";
 import { log } from "./log.ts";
-import { startServer } from "./server.ts";
+import { startServer, type RunningServer } from "./server.ts";
 
-const running = await startServer({ print: (line) => console.log(line) });
+let running: RunningServer;
+try {
+  running = await startServer({ print: (line) => console.log(line) });
+} catch (e) {
+  if (!(e instanceof StartupError)) throw e;
+  console.error(`live-stt: cannot start: ${e.message}`);
+  process.exit(1);
+}
 
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

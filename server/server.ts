@@ -8,50 +8,65 @@
  * must be storage every gateway shares.
  *
  * This is the composition root: the only module that picks implementations (store, coordinator,
- * directory), loads the VAD model and builds the callback dispatcher.
+ * directory), loads the VAD model, builds the callback dispatcher and lends the metrics module the
+ * live sessions and the coordinator's queue readings. The Redis implementations are imported only
+ * in distributed mode, so an embedded service answers soon after it starts.
  */
 import type { Server } from "bun";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { InProcessCoordinator } from "../workers/coordinator/in-process.ts";
-import { renderPrometheus, type CoordinatorMetrics } from "../workers/coordinator/redis-metrics.ts";
-import { RedisCoordinator } from "../workers/coordinator/redis.ts";
+import type { CoordinatorMetrics } from "../workers/coordinator/redis-metrics.ts";
 import type { InferenceCoordinator } from "../workers/coordinator/types.ts";
-import { SileroVad } from "../workers/vad/silero.ts";
+import { BatchedVad } from "../workers/vad/batched.ts";
 import { createApp, peerAddress } from "./app.ts";
 import { bootstrapAccount } from "./bootstrap.ts";
 import { LocalDirectory, type SessionDirectory } from "./cluster/directory.ts";
-import { RedisDirectory } from "./cluster/redis-directory.ts";
 import { systemClock, type Clock } from "./clock.ts";
-import { loadConfig, type Config } from "./config.ts";
+import { loadConfig, StartupError, type Config } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { createCallbackDispatcher, type CallbackDispatcher } from "./delivery/callbacks.ts";
+import { notifyRefusedCallbacks } from "./delivery/refusal-notice.ts";
 import { createGateway, type LiveGateway } from "./gateway/index.ts";
+import { refuseDeclaredOversize } from "./http/capped-body.ts";
+import { createCors } from "./http/cors.ts";
 import { log as rootLog, type Logger } from "./log.ts";
+import { attachSource, type InferenceSnapshot } from "./metrics/index.ts";
 import { reportServing } from "./serving.ts";
+import { loadAudioAddons } from "./addon-models.ts";
+import { withAudioAddons } from "./session/audio-addons.ts";
 import { SessionHost } from "./session/host.ts";
 import { sweepExpired } from "./sessions/expiry.ts";
 import { SqliteStore } from "./store/sqlite.ts";
 import type { Store } from "./store/types.ts";
 
-const vadCache = new Map<string, Promise<SileroVad>>();
+const vadCache = new Map<string, Promise<BatchedVad>>();
 
-/** Loads the Silero VAD once per process and path. */
-export function loadVad(modelsDir: string): Promise<SileroVad> {
+/**
+ * Loads the Silero VAD once per process and path, in its own worker thread where the streams of all
+ * sessions are scored together (the event loop never waits on the model).
+ */
+export function loadVad(modelsDir: string): Promise<BatchedVad> {
   const file = path.join(modelsDir, "silero-vad", "silero_vad.onnx");
   let p = vadCache.get(file);
   if (!p) {
-    p = SileroVad.load(file);
+    p = BatchedVad.load(file);
     p.catch(() => vadCache.delete(file));
     vadCache.set(file, p);
   }
   return p;
 }
 
-/** Prometheus text of a coordinator's metrics, for those that have them (distributed mode). */
-function inferenceMetrics(coordinator: InferenceCoordinator): () => Promise<string> {
-  const metrics = (coordinator as { metrics?: () => Promise<CoordinatorMetrics> }).metrics;
-  return async () => (metrics ? renderPrometheus(await metrics.call(coordinator)) : "");
+/**
+ * What the metrics module reads of the coordinator at each scrape: the Redis queue snapshot
+ * (distributed) or the worker pool's load (embedded), for the coordinators that have them.
+ */
+function inferenceSnapshot(coordinator: InferenceCoordinator): () => Promise<InferenceSnapshot> {
+  const c = coordinator as { metrics?: () => Promise<CoordinatorMetrics>; load?: InferenceSnapshot["pool"] };
+  return async () => ({
+    redis: typeof c.metrics === "function" ? await c.metrics.call(coordinator).catch(() => null) : null,
+    pool: c.load ?? null,
+  });
 }
 
 export interface StartOptions {
@@ -92,11 +107,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const coordinator =
     opts.coordinator ??
     (redisUrl
-      ? await RedisCoordinator.create({ url: redisUrl, prefix: config.redisPrefix, gatewayId })
+      ? await (await import("../workers/coordinator/redis.ts")).RedisCoordinator.create({ url: redisUrl, prefix: config.redisPrefix, gatewayId })
       : await InProcessCoordinator.create({ modelsDir: config.modelsDir }));
   const directory =
-    opts.directory ?? (redisUrl ? await RedisDirectory.connect({ url: redisUrl, prefix: config.redisPrefix, gatewayId, log }) : new LocalDirectory());
-  await bootstrapAccount(store, config.bootstrapApiKey, log, opts.print ?? (() => {}));
+    opts.directory ?? (redisUrl ? await (await import("./cluster/redis-directory.ts")).RedisDirectory.connect({ url: redisUrl, prefix: config.redisPrefix, gatewayId, log }) : new LocalDirectory());
 
   const deps: AppDeps = {
     config,
@@ -106,36 +120,62 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     directory,
     log,
     recordingsDir: path.join(config.dataDir, "recordings"),
-    inferenceMetrics: inferenceMetrics(coordinator),
   };
   const app = createApp(deps);
   let callbacks: CallbackDispatcher | null = null;
-  const host = new SessionHost({
+  const addons = await loadAudioAddons(config.modelsDir, () => loadVad(config.modelsDir), log);
+  const host: SessionHost = new SessionHost({
     ...deps,
+    enrichers: withAudioAddons(addons),
     vad: () => loadVad(config.modelsDir),
-    callbacks: () =>
+    callbacks: (): CallbackDispatcher =>
       (callbacks ??= createCallbackDispatcher({
         allowLoopback: config.callbacksAllowLoopback,
         allowPrivate: config.callbacksAllowPrivate,
-        onFailure: (f) => log.warn("callback abandoned", { ...f }),
+        // A destination refused at delivery is also told once to the session's client (an `error` message).
+        onFailure: notifyRefusedCallbacks((id) => host.session(id), (f) => log.warn("callback abandoned", { ...f })),
       })),
   });
   const gateway = createGateway(deps, host);
+  const detachMetrics = attachSource({ gatewayId: directory.gatewayId, activeSessions: () => host.size, inference: inferenceSnapshot(coordinator) });
 
-  const server = Bun.serve({
-    port: config.port,
-    hostname: config.host,
-    idleTimeout: 60,
-    fetch(request, srv) {
-      const peer = srv.requestIP(request)?.address ?? null;
-      if (peer) peerAddress.set(request, peer);
-      if (request.headers.get("upgrade")?.toLowerCase() === "websocket" && new URL(request.url).pathname === "/v2/live") {
-        return gateway.upgrade(request, srv as never, peer);
-      }
-      return app.handle(request);
-    },
-    websocket: gateway.websocket as never,
-  });
+  const cors = createCors(config.corsOrigins);
+  const release = async () => {
+    detachMetrics();
+    if (!opts.directory) await directory.close();
+    if (!opts.coordinator) await coordinator.close();
+    if (!opts.store) await store.close();
+  };
+  let server: Server<unknown>;
+  try {
+    server = Bun.serve({
+      port: config.port,
+      hostname: config.host,
+      idleTimeout: 60,
+      // Bodies are capped by the handlers (server/http/capped-body.ts), which answer with the error body.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      fetch(request, srv) {
+        const oversize = refuseDeclaredOversize(request);
+        if (oversize) return cors.decorate(request, oversize);
+        const peer = srv.requestIP(request)?.address ?? null;
+        if (peer) peerAddress.set(request, peer);
+        if (request.headers.get("upgrade")?.toLowerCase() === "websocket" && new URL(request.url).pathname === "/v2/live") {
+          return gateway.upgrade(request, srv as never, peer);
+        }
+        return cors.preflight(request) ?? app.handle(request).then((response) => cors.decorate(request, response));
+      },
+      websocket: gateway.websocket as never,
+    }) as never;
+  } catch (e) {
+    await gateway.shutdown();
+    await release();
+    if ((e as { code?: string }).code === "EADDRINUSE") {
+      throw new StartupError(`port ${config.port} on ${config.host} is already in use: stop the process holding it or set PORT to a free port`);
+    }
+    throw e;
+  }
+  // After the port is taken, so that a refused start does not spend the once-shown key.
+  await bootstrapAccount(store, config.bootstrapApiKey, log, opts.print ?? (() => {}));
   const port = server.port!;
   if (!explicitPublicUrl) {
     const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
@@ -171,9 +211,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       await gateway.shutdown();
       if (callbacks) await callbacks.close({ graceMs: 2000 });
       server.stop(true);
-      if (!opts.directory) await directory.close();
-      if (!opts.coordinator) await coordinator.close();
-      if (!opts.store) await store.close();
+      await release();
     },
   };
 }

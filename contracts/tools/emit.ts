@@ -160,8 +160,9 @@ export function emitValidators(bundle: JsonObject, typeNames: ReadonlySet<string
   const lookup = names.map((n) => `  ${n}: validate${n},`).join("\n");
   const table = (pairs: Array<[string, string]>) => pairs.map(([t, n]) => `  ${JSON.stringify(t)}: validate${n},`).join("\n");
   return `${HEADER}/**
- * Ajv (JSON Schema 2020-12) validators of every component schema of the contracts, compiled once at
- * load from json-schemas.json. Each rejects unknown members where the contract forbids them.
+ * Ajv (JSON Schema 2020-12) validators of every component schema of the contracts, from
+ * json-schemas.json; each is compiled on its first call (start-up compiles nothing) and then kept.
+ * Each rejects unknown members where the contract forbids them.
  * \`errorsOf\` turns Ajv errors into "<field path>: <rule>" strings (the form of \`validation_errors\`).
  */
 import Ajv2020 from "ajv/dist/2020.js";
@@ -173,16 +174,38 @@ import type * as T from "./openapi/types.gen.ts";
 export type { ErrorObject, ValidateFunction };
 export { operations, operationById, type Operation, type OperationId } from "./operations.ts";
 
-const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true, discriminator: true });
-addFormats(ajv);
-ajv.addFormat("binary", true);
-ajv.addSchema(bundle as object);
+let instance: Ajv2020 | null = null;
 
+/** The Ajv instance holding the bundle, built on the first validation. */
+function ajv(): Ajv2020 {
+  if (instance) return instance;
+  instance = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true, discriminator: true });
+  addFormats(instance);
+  instance.addFormat("binary", true);
+  instance.addSchema(bundle as object);
+  return instance;
+}
+
+/** The validator of \`name\`, compiled on its first call; \`errors\` and \`schema\` read through to it. */
 // biome-ignore lint/suspicious/noExplicitAny: the schema decides the type; callers annotate it.
 function compile<V = any>(name: string): ValidateFunction<V> {
-  const validate = ajv.getSchema<V>(\`${SCHEMA_BUNDLE_ID}#/$defs/\${name}\`);
-  if (!validate) throw new Error(\`no schema named \${name}\`);
-  return validate;
+  let compiled: ValidateFunction<V> | undefined;
+  const get = (): ValidateFunction<V> => {
+    if (compiled) return compiled;
+    const validate = ajv().getSchema<V>(\`${SCHEMA_BUNDLE_ID}#/$defs/\${name}\`);
+    if (!validate) throw new Error(\`no schema named \${name}\`);
+    return (compiled = validate);
+  };
+  const lazy = function (this: unknown, data: unknown, ctx?: unknown): boolean {
+    const validate = get();
+    const ok = (validate as (this: unknown, d: unknown, c?: unknown) => boolean).call(this, data, ctx);
+    lazy.errors = validate.errors;
+    return ok;
+  } as { (this: unknown, data: unknown, ctx?: unknown): boolean; errors?: ValidateFunction<V>["errors"] };
+  for (const key of ["schema", "schemaEnv", "evaluated", "source"] as const) {
+    Object.defineProperty(lazy, key, { get: () => get()[key], enumerable: true });
+  }
+  return lazy as unknown as ValidateFunction<V>;
 }
 
 ${exports}

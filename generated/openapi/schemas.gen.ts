@@ -52,7 +52,8 @@ export const AddonResultSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableAddonResultError'
         }
     }
 } as const;
@@ -114,7 +115,8 @@ export const AudioChunkAckMessageSchema = {
                     },
                     description: 'The same range in milliseconds.'
                 }
-            }
+            },
+            title: 'AudioChunkAckMessageData'
         }
     }
 } as const;
@@ -146,7 +148,8 @@ export const AudioChunkMessageSchema = {
                     pattern: '^[A-Za-z0-9+/]*={0,2}$',
                     description: 'Base64 of raw audio in the session\'s encoding, bit depth, rate and channels.'
                 }
-            }
+            },
+            title: 'AudioChunkMessageData'
         }
     }
 } as const;
@@ -208,7 +211,7 @@ export const CallbackConfigSchema = {
             type: 'string',
             format: 'uri',
             minLength: 1,
-            description: 'URL receiving the messages.'
+            description: 'URL receiving the messages: http or https, without credentials, whose host resolves only to public addresses. Loopback, private, link-local and other internal destinations are refused with 400 naming this field unless the operator allows them; a destination refused later (its name now resolving to an internal address) is reported once with an `error` message on the WebSocket.'
         },
         receive_partial_transcripts: {
             type: 'boolean',
@@ -672,7 +675,8 @@ export const CustomSpellingConfigSchema = {
                 items: {
                     type: 'string'
                 }
-            }
+            },
+            title: 'CustomSpellingConfigSpellingDictionary'
         }
     }
 } as const;
@@ -907,16 +911,21 @@ export const EndOfTurnMessageSchema = {
                     description: 'Probability that the speaker finished.'
                 },
                 reason: {
-                    type: [
-                        'string',
-                        'null'
+                    oneOf: [
+                        {
+                            type: 'string',
+                            enum: [
+                                'model',
+                                'timeout'
+                            ],
+                            title: 'EndOfTurnMessageDataReason'
+                        },
+                        {
+                            type: 'null'
+                        }
                     ],
-                    enum: [
-                        'model',
-                        'timeout',
-                        null
-                    ],
-                    description: '`model`: the probability crossed the threshold; `timeout`: the silence reached `stop_s`.'
+                    description: '`model`: the probability crossed the threshold; `timeout`: the silence reached `stop_s`.',
+                    title: 'NullableEndOfTurnMessageDataReason'
                 },
                 end: {
                     type: [
@@ -933,7 +942,8 @@ export const EndOfTurnMessageSchema = {
                     minimum: 0,
                     description: 'Seconds of speech in the turn.'
                 }
-            }
+            },
+            title: 'EndOfTurnMessageData'
         }
     }
 } as const;
@@ -997,7 +1007,8 @@ export const EndOfTurnScoreMessageSchema = {
                     type: 'boolean',
                     description: 'True when this evaluation ended the turn.'
                 }
-            }
+            },
+            title: 'EndOfTurnScoreMessageData'
         }
     }
 } as const;
@@ -1033,7 +1044,8 @@ export const EndRecordingMessageSchema = {
                     minimum: 0,
                     description: 'Seconds of audio received.'
                 }
-            }
+            },
+            title: 'EndRecordingMessageData'
         }
     }
 } as const;
@@ -1125,13 +1137,46 @@ export const EntitySchema = {
     }
 } as const;
 
+export const EntityNameSchema = {
+    type: 'string',
+    description: 'An entity type or a preset naming several. Types: `name`, `organization`, `location`, `location_city`, `location_state`, `location_country`, `date`, `time`, `money`, `phone_number`, `email_address`, `url`, `ip_address`, `credit_card_number`, `iban`, `ssn`. Presets: `pii`, `pci`, `phi`, `contact`, `financial`, `number`, `ner`, `all`, and `location`, `date`, `name`, `organization` (which are also types or their groups).',
+    enum: [
+        'pii',
+        'pci',
+        'phi',
+        'contact',
+        'financial',
+        'number',
+        'ner',
+        'all',
+        'name',
+        'organization',
+        'location',
+        'location_city',
+        'location_state',
+        'location_country',
+        'date',
+        'time',
+        'money',
+        'phone_number',
+        'email_address',
+        'url',
+        'ip_address',
+        'credit_card_number',
+        'iban',
+        'ssn'
+    ]
+} as const;
+
 export const EntitySelectionSchema = {
     type: 'object',
     additionalProperties: false,
     description: 'Entity types to tag and the confidence needed.',
     properties: {
         entities: {
-            $ref: '#/components/schemas/EntityTypeSelection'
+            $ref: '#/components/schemas/EntityTypeSelection',
+            default: 'ner',
+            description: 'Types to tag; `ner` (names, organizations, places, dates, times, money) when omitted.'
         },
         threshold: {
             type: 'number',
@@ -1151,16 +1196,14 @@ export const EntityToggleSchema = {
         enable: {
             type: 'array',
             items: {
-                type: 'string',
-                minLength: 1
+                $ref: '#/components/schemas/EntityName'
             },
             description: 'Types or presets turned on.'
         },
         disable: {
             type: 'array',
             items: {
-                type: 'string',
-                minLength: 1
+                $ref: '#/components/schemas/EntityName'
             },
             description: 'Types or presets turned off.'
         }
@@ -1168,18 +1211,15 @@ export const EntityToggleSchema = {
 } as const;
 
 export const EntityTypeSelectionSchema = {
-    description: 'Which entity types: a preset or type name (presets include `pii`, `pci`, `phi`, `contact`, `financial`, `name`, `location`, `date`), a list of presets and types, or an object enabling and disabling types.',
-    default: 'pii',
+    description: 'Which entity types: a preset or type name, a list of presets and types, or an object enabling and disabling types.',
     anyOf: [
         {
-            type: 'string',
-            minLength: 1
+            $ref: '#/components/schemas/EntityName'
         },
         {
             type: 'array',
             items: {
-                type: 'string',
-                minLength: 1
+                $ref: '#/components/schemas/EntityName'
             }
         },
         {
@@ -1637,7 +1677,8 @@ export const LiveDefaultsSchema = {
                 accurate: {
                     $ref: '#/components/schemas/LatencyProfileSettings'
                 }
-            }
+            },
+            title: 'LiveDefaultsProfiles'
         }
     }
 } as const;
@@ -1720,7 +1761,8 @@ export const LiveSessionSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableLiveSessionFile'
         },
         request_params: {
             description: 'The options the session runs with.',
@@ -1731,7 +1773,8 @@ export const LiveSessionSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableLiveSessionRequestParams'
         },
         result: {
             description: 'The result, once the session ended.',
@@ -1742,7 +1785,8 @@ export const LiveSessionSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableLiveSessionResult'
         }
     }
 } as const;
@@ -1849,7 +1893,8 @@ export const LiveSessionInitSchema = {
         custom_metadata: {
             type: 'object',
             additionalProperties: true,
-            description: 'Free key/value data stored with the session; the session list can filter on it.'
+            description: 'Free key/value data stored with the session; the session list can filter on it. Objects and arrays nest at most 64 levels (as in the whole request body).',
+            title: 'LiveSessionInitCustomMetadata'
         }
     },
     examples: [
@@ -1974,11 +2019,17 @@ export const LlmCallbackRequestSchema = {
             description: 'State of the LLM request.'
         },
         data: {
-            type: [
-                'object',
-                'array'
+            anyOf: [
+                {
+                    type: 'object',
+                    title: 'LlmCallbackRequestData'
+                },
+                {
+                    type: 'array',
+                    items: {}
+                }
             ],
-            description: 'The LLM response; an empty object or array is accepted.'
+            description: 'The LLM response; an empty object or array is accepted. Objects and arrays nest at most 64 levels.'
         }
     }
 } as const;
@@ -1995,7 +2046,8 @@ export const MessageErrorSchema = {
                 message: {
                     type: 'string'
                 }
-            }
+            },
+            title: 'MessageError'
         },
         {
             type: 'null'
@@ -2121,7 +2173,8 @@ export const NamedEntitySchema = {
                     type: 'string',
                     description: 'Same value as `label`.'
                 }
-            }
+            },
+            title: 'NamedEntity'
         }
     ]
 } as const;
@@ -2175,9 +2228,11 @@ export const NamedEntityRecognitionMessageSchema = {
                                 $ref: '#/components/schemas/NamedEntity'
                             }
                         }
-                    }
+                    },
+                    title: 'NamedEntityRecognitionMessageData'
                 }
-            ]
+            ],
+            title: 'NullableNamedEntityRecognitionMessageData'
         }
     }
 } as const;
@@ -2188,7 +2243,9 @@ export const PiiConfigSchema = {
     description: 'Personal-data redaction; an EntitySelection plus `return_entities`.',
     properties: {
         entities: {
-            $ref: '#/components/schemas/EntityTypeSelection'
+            $ref: '#/components/schemas/EntityTypeSelection',
+            default: 'pii',
+            description: 'Types to redact; the `pii` preset when omitted.'
         },
         threshold: {
             type: 'number',
@@ -2245,7 +2302,8 @@ export const PiiMessageSchema = {
                         $ref: '#/components/schemas/Entity'
                     }
                 }
-            }
+            },
+            title: 'PiiMessageData'
         }
     }
 } as const;
@@ -2440,7 +2498,8 @@ export const SentenceSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableSentenceError'
         },
         results: {
             type: [
@@ -2503,9 +2562,11 @@ export const SentimentAnalysisMessageSchema = {
                                 $ref: '#/components/schemas/SentimentResult'
                             }
                         }
-                    }
+                    },
+                    title: 'SentimentAnalysisMessageData'
                 }
-            ]
+            ],
+            title: 'NullableSentimentAnalysisMessageData'
         }
     }
 } as const;
@@ -2801,9 +2862,11 @@ export const StopRecordingAckMessageSchema = {
                             minimum: 0,
                             description: 'Seconds of audio still to transcribe.'
                         }
-                    }
+                    },
+                    title: 'StopRecordingAckMessageData'
                 }
-            ]
+            ],
+            title: 'NullableStopRecordingAckMessageData'
         }
     }
 } as const;
@@ -2835,7 +2898,8 @@ export const SubtitleSchema = {
             enum: [
                 'srt',
                 'vtt'
-            ]
+            ],
+            title: 'SubtitleFormat'
         },
         subtitles: {
             type: 'string'
@@ -2856,7 +2920,8 @@ export const SummarizationConfigSchema = {
                 'concise'
             ],
             default: 'general',
-            description: 'Summary style.'
+            description: 'Summary style.',
+            title: 'SummarizationConfigType'
         }
     }
 } as const;
@@ -2906,7 +2971,8 @@ export const TranscriptMessageSchema = {
                 utterance: {
                     $ref: '#/components/schemas/Utterance'
                 }
-            }
+            },
+            title: 'TranscriptMessageData'
         }
     }
 } as const;
@@ -3017,9 +3083,11 @@ export const TranscriptionResultSchema = {
                                 $ref: '#/components/schemas/TranslatedTranscription'
                             }
                         }
-                    }
+                    },
+                    title: 'TranscriptionResultTranslation'
                 }
-            ]
+            ],
+            title: 'TranscriptionResultTranslation'
         },
         named_entity_recognition: {
             description: 'Entities of the whole session.',
@@ -3030,9 +3098,14 @@ export const TranscriptionResultSchema = {
                 {
                     type: 'object',
                     required: [
+                        'entity',
                         'results'
                     ],
                     properties: {
+                        entity: {
+                            type: 'string',
+                            description: 'The entities as a JSON string, as the hosted variant sends them.'
+                        },
                         results: {
                             type: [
                                 'array',
@@ -3042,9 +3115,11 @@ export const TranscriptionResultSchema = {
                                 $ref: '#/components/schemas/NamedEntity'
                             }
                         }
-                    }
+                    },
+                    title: 'TranscriptionResultNamedEntityRecognition'
                 }
-            ]
+            ],
+            title: 'TranscriptionResultNamedEntityRecognition'
         },
         sentiment_analysis: {
             description: 'Sentiment of the whole session, as a JSON string.',
@@ -3064,9 +3139,11 @@ export const TranscriptionResultSchema = {
                                 'null'
                             ]
                         }
-                    }
+                    },
+                    title: 'TranscriptionResultSentimentAnalysis'
                 }
-            ]
+            ],
+            title: 'TranscriptionResultSentimentAnalysis'
         }
     }
 } as const;
@@ -3089,7 +3166,8 @@ export const TranslatedTranscriptionSchema = {
                 {
                     type: 'null'
                 }
-            ]
+            ],
+            title: 'NullableTranslatedTranscriptionError'
         },
         full_transcript: {
             type: 'string'
@@ -3133,7 +3211,8 @@ export const TranslationConfigSchema = {
                 'enhanced'
             ],
             default: 'base',
-            description: 'Translation quality tier.'
+            description: 'Translation quality tier.',
+            title: 'TranslationConfigModel'
         },
         match_original_utterances: {
             type: 'boolean',
@@ -3261,9 +3340,11 @@ export const TranslationMessageSchema = {
                         translated_utterance: {
                             $ref: '#/components/schemas/Utterance'
                         }
-                    }
+                    },
+                    title: 'TranslationMessageData'
                 }
-            ]
+            ],
+            title: 'NullableTranslationMessageData'
         }
     }
 } as const;

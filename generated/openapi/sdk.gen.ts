@@ -24,7 +24,7 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * The account's sessions, newest first, one page at a time. Follow `next` to page on.
  */
 export const listLiveSessions = <ThrowOnError extends boolean = false>(options?: Options<ListLiveSessionsData, ThrowOnError>): RequestResult<ListLiveSessionsResponses, ListLiveSessionsErrors, ThrowOnError> => (options?.client ?? client).get<ListLiveSessionsResponses, ListLiveSessionsErrors, ThrowOnError>({
-    security: [{ name: 'x-service-key', type: 'apiKey' }],
+    security: [{ name: 'x-service-key', type: 'apiKey' }, { name: 'x-gladia-key', type: 'apiKey' }],
     url: '/v2/live',
     ...options
 });
@@ -32,10 +32,10 @@ export const listLiveSessions = <ThrowOnError extends boolean = false>(options?:
 /**
  * Create a live session
  *
- * Validates the options, reserves a session and answers with the WebSocket URL to stream to. Connect within 60 seconds or the URL expires unused.
+ * Validates the options, reserves a session and answers with the WebSocket URL to stream to. Connect within 60 seconds or the URL expires unused. Request bodies are JSON of at most 1 MiB (a longer one is answered 413 with the error body) nesting objects and arrays at most 64 levels.
  */
 export const createLiveSession = <ThrowOnError extends boolean = false>(options: Options<CreateLiveSessionData, ThrowOnError>): RequestResult<CreateLiveSessionResponses, CreateLiveSessionErrors, ThrowOnError> => (options.client ?? client).post<CreateLiveSessionResponses, CreateLiveSessionErrors, ThrowOnError>({
-    security: [{ name: 'x-service-key', type: 'apiKey' }],
+    security: [{ name: 'x-service-key', type: 'apiKey' }, { name: 'x-gladia-key', type: 'apiKey' }],
     url: '/v2/live',
     ...options,
     headers: {
@@ -50,7 +50,7 @@ export const createLiveSession = <ThrowOnError extends boolean = false>(options:
  * The value every option gets when the init body omits it.
  */
 export const getLiveDefaults = <ThrowOnError extends boolean = false>(options?: Options<GetLiveDefaultsData, ThrowOnError>): RequestResult<GetLiveDefaultsResponses, GetLiveDefaultsErrors, ThrowOnError> => (options?.client ?? client).get<GetLiveDefaultsResponses, GetLiveDefaultsErrors, ThrowOnError>({
-    security: [{ name: 'x-service-key', type: 'apiKey' }],
+    security: [{ name: 'x-service-key', type: 'apiKey' }, { name: 'x-gladia-key', type: 'apiKey' }],
     url: '/v2/live/defaults',
     ...options
 });
@@ -61,7 +61,7 @@ export const getLiveDefaults = <ThrowOnError extends boolean = false>(options?: 
  * The models, and per model the languages, add-ons, translation targets and latency profiles, that POST /v2/live accepts for this key right now. Nothing is created.
  */
 export const getLiveCapabilities = <ThrowOnError extends boolean = false>(options?: Options<GetLiveCapabilitiesData, ThrowOnError>): RequestResult<GetLiveCapabilitiesResponses, GetLiveCapabilitiesErrors, ThrowOnError> => (options?.client ?? client).get<GetLiveCapabilitiesResponses, GetLiveCapabilitiesErrors, ThrowOnError>({
-    security: [{ name: 'x-service-key', type: 'apiKey' }],
+    security: [{ name: 'x-service-key', type: 'apiKey' }, { name: 'x-gladia-key', type: 'apiKey' }],
     url: '/v2/live/capabilities',
     ...options
 });
@@ -72,7 +72,7 @@ export const getLiveCapabilities = <ThrowOnError extends boolean = false>(option
  * Deletes an ended session with its result and recording. A running session is refused with 403.
  */
 export const deleteLiveSession = <ThrowOnError extends boolean = false>(options: Options<DeleteLiveSessionData, ThrowOnError>): RequestResult<DeleteLiveSessionResponses, DeleteLiveSessionErrors, ThrowOnError> => (options.client ?? client).delete<DeleteLiveSessionResponses, DeleteLiveSessionErrors, ThrowOnError>({
-    security: [{ name: 'x-service-key', type: 'apiKey' }],
+    security: [{ name: 'x-service-key', type: 'apiKey' }, { name: 'x-gladia-key', type: 'apiKey' }],
     url: '/v2/live/{id}',
     ...options
 });
@@ -83,7 +83,7 @@ export const deleteLiveSession = <ThrowOnError extends boolean = false>(options:
  * The session's status and options, and its result once it ended.
  */
 export const getLiveSession = <ThrowOnError extends boolean = false>(options: Options<GetLiveSessionData, ThrowOnError>): RequestResult<GetLiveSessionResponses, GetLiveSessionErrors, ThrowOnError> => (options.client ?? client).get<GetLiveSessionResponses, GetLiveSessionErrors, ThrowOnError>({
-    security: [{ name: 'x-service-key', type: 'apiKey' }],
+    security: [{ name: 'x-service-key', type: 'apiKey' }, { name: 'x-gladia-key', type: 'apiKey' }],
     url: '/v2/live/{id}',
     ...options
 });
@@ -94,18 +94,18 @@ export const getLiveSession = <ThrowOnError extends boolean = false>(options: Op
  * The session's audio as FLAC, for accounts that record audio; available about 40 seconds after the session ends. A `Range` header asks for part of it.
  */
 export const getLiveSessionRecording = <ThrowOnError extends boolean = false>(options: Options<GetLiveSessionRecordingData, ThrowOnError>): RequestResult<GetLiveSessionRecordingResponses, GetLiveSessionRecordingErrors, ThrowOnError> => (options.client ?? client).get<GetLiveSessionRecordingResponses, GetLiveSessionRecordingErrors, ThrowOnError>({
-    security: [{ name: 'x-service-key', type: 'apiKey' }],
+    security: [{ name: 'x-service-key', type: 'apiKey' }, { name: 'x-gladia-key', type: 'apiKey' }],
     url: '/v2/live/{id}/file',
     ...options
 });
 
 /**
- * Store an LLM response (hosted cloud variant only)
+ * Store an LLM response
  *
- * Stores the response of a large-language-model request for a customer.
+ * Stores the response of a large-language-model request for a customer, with the account of the key (scope `callbacks:write`). Served by this service as by the hosted cloud variant.
  */
 export const storeLlmCallback = <ThrowOnError extends boolean = false>(options: Options<StoreLlmCallbackData, ThrowOnError>): RequestResult<StoreLlmCallbackResponses, StoreLlmCallbackErrors, ThrowOnError> => (options.client ?? client).post<StoreLlmCallbackResponses, StoreLlmCallbackErrors, ThrowOnError>({
-    security: [{ name: 'x-service-key', type: 'apiKey' }],
+    security: [{ name: 'x-service-key', type: 'apiKey' }, { name: 'x-gladia-key', type: 'apiKey' }],
     url: '/v1/callbacks/large-language-model',
     ...options,
     headers: {

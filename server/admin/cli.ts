@@ -71,6 +71,11 @@ export async function runAdminCli(argv: string[], env = process.env, out = (s: s
     return v;
   };
   const print = (v: unknown) => out(JSON.stringify(v, null, 2));
+  const scopeList = (v: string) => {
+    const list = v.split(",").map((s) => s.trim()).filter(Boolean);
+    if (list.length === 0) throw new Error("--scopes must name at least one scope (omit it for every scope)");
+    return list;
+  };
 
   switch (`${group} ${action ?? ""}`.trim()) {
     case "accounts create":
@@ -84,7 +89,7 @@ export async function runAdminCli(argv: string[], env = process.env, out = (s: s
         await client.keysCreate.mutate({
           accountId: need(values.account, "--account"),
           name: values.name,
-          scopes: values.scopes ? (values.scopes.split(",") as any) : undefined,
+          scopes: values.scopes === undefined ? undefined : (scopeList(values.scopes) as any),
           allowedCidrs: values.cidr,
         }),
       );

@@ -13,7 +13,11 @@ export interface AdminContext {
   now: () => number;
 }
 
-const t = initTRPC.context<AdminContext>().create();
+// Error bodies carry the code and message only: never a stack trace (tRPC adds one in development).
+const t = initTRPC.context<AdminContext>().create({
+  isDev: false,
+  errorFormatter: ({ shape }) => ({ ...shape, data: { code: shape.data.code, httpStatus: shape.data.httpStatus } }),
+});
 
 const authed = t.procedure.use(({ ctx, next }) => {
   if (!ctx.authorized) throw new TRPCError({ code: "UNAUTHORIZED", message: "admin token missing or wrong" });
@@ -69,6 +73,7 @@ export const adminRouter = t.router({
         .object({
           accountId: z.string(),
           name: z.string().min(1).max(200).optional(),
+          // Absent means every scope; an empty list means none (a key that authenticates but may do nothing).
           scopes: z.array(z.enum(allScopes as [Scope, ...Scope[]])).optional(),
           allowedCidrs: z.array(cidr).optional(),
         })

@@ -9,7 +9,7 @@
  * computed by the session.
  */
 
-import type { SileroVad } from "../../workers/vad/silero.ts";
+import type { VadModel, VadStream } from "../../workers/vad/silero.ts";
 import {
   createEndpointer,
   type Endpointer,
@@ -36,7 +36,7 @@ export type FrontendEvent = ChannelEvent | FrontendWarning;
 export interface AudioFrontendOptions {
   format: AudioFormat;
   /** Loaded VAD model; each channel gets its own stream. */
-  vad: SileroVad;
+  vad: VadModel;
   endpointer?: EndpointerOptions;
   resamplerQuality?: ResamplerQuality;
   /** Sees each channel's 16 kHz audio before the VAD does; `time` (s) is that of its first sample. */
@@ -64,6 +64,7 @@ export interface AudioFrontend {
 
 interface Channel {
   resampler: Resampler;
+  vad: VadStream;
   endpointer: Endpointer;
   /** 16 kHz samples handed to the endpointer so far. */
   samples: number;
@@ -92,9 +93,11 @@ export async function createAudioFrontend(options: AudioFrontendOptions): Promis
   const decoder: AudioDecoder = createAudioDecoder(options.format);
   const channels: Channel[] = [];
   for (let c = 0; c < options.format.channels; c++) {
+    const vad = options.vad.createStream(FRONTEND_SAMPLE_RATE);
     channels.push({
       resampler: await createResampler(options.format.sampleRate, FRONTEND_SAMPLE_RATE, options.resamplerQuality),
-      endpointer: createEndpointer(options.vad.createStream(FRONTEND_SAMPLE_RATE), options.endpointer),
+      vad,
+      endpointer: createEndpointer(vad, options.endpointer),
       samples: 0,
     });
   }
@@ -147,7 +150,10 @@ export async function createAudioFrontend(options: AudioFrontendOptions): Promis
     },
     byteOffsetAt: (seconds) => decoder.byteOffsetAt(seconds),
     close() {
-      for (const ch of channels) ch.resampler.close();
+      for (const ch of channels) {
+        ch.resampler.close();
+        ch.vad.close();
+      }
     },
   };
 }

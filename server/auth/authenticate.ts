@@ -1,4 +1,4 @@
-/** API-key authentication: `x-service-key` → account, then scope and address checks. */
+/** API-key authentication: `x-service-key` (or its alias `x-gladia-key`) → account, then scope and address checks. */
 import ipaddr from "ipaddr.js";
 import { ApiError, forbidden, unauthorized } from "../http/errors.ts";
 import type { Account, ApiKeyRecord, Scope, Store } from "../store/types.ts";
@@ -9,6 +9,13 @@ export interface Principal {
 }
 
 export const API_KEY_HEADER = "x-service-key";
+/** The header name of the hosted cloud variant's SDKs (`apiKey` option), accepted as an alias. */
+export const API_KEY_ALIAS_HEADER = "x-gladia-key";
+
+/** The API key of a request: `x-service-key`, else `x-gladia-key`. */
+export function apiKeyOf(headers: Headers): string | null {
+  return headers.get(API_KEY_HEADER) || headers.get(API_KEY_ALIAS_HEADER);
+}
 
 /** Normalise an address (IPv4-mapped IPv6 becomes IPv4); null when unparsable. */
 function parseAddress(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
@@ -37,7 +44,7 @@ export function assertCidr(cidr: string): void {
 }
 
 export async function authenticate(store: Store, key: string | null | undefined, clientIp: string | null, scope: Scope): Promise<Principal> {
-  if (!key) throw unauthorized("missing API key: send it in the x-service-key header");
+  if (!key) throw unauthorized("missing API key: send it in the x-service-key header (or x-gladia-key)");
   const record = await store.findKeyBySecret(key);
   if (!record) throw unauthorized("unknown API key");
   const account = await store.getAccount(record.accountId);

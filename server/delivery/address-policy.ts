@@ -33,8 +33,15 @@ const PRIVATE_RANGES = new Set(["private", "linkLocal", "uniqueLocal", "carrierG
 export function addressRefusal(address: string, policy: AddressPolicy): string | null {
   if (!ipaddr.isValid(address)) return `not an IP address: ${address}`;
   let ip = ipaddr.parse(address);
-  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) {
-    ip = (ip as ipaddr.IPv6).toIPv4Address();
+  if (ip.kind() === "ipv6") {
+    const v6 = ip as ipaddr.IPv6;
+    const p = v6.parts;
+    if (v6.isIPv4MappedAddress()) ip = v6.toIPv4Address();
+    else if (p.slice(0, 6).every((x) => x === 0) && (p[6] !== 0 || p[7]! > 1)) {
+      // IPv4-compatible form (`::a.b.c.d`, deprecated by RFC 4291; `[::127.0.0.1]` reads `::7f00:1`):
+      // judged by the IPv4 address it embeds. `::` and `::1` keep their own meaning.
+      ip = ipaddr.fromByteArray([p[6]! >> 8, p[6]! & 0xff, p[7]! >> 8, p[7]! & 0xff]);
+    }
   }
   const range = ip.range();
   if (range === "unicast") return null;

@@ -253,6 +253,11 @@ describe("callback dispatcher", () => {
     expect(addressRefusal("fc00::1", {})).not.toBeNull();
     expect(addressRefusal("::", { allowLoopback: true, allowPrivate: true })).not.toBeNull();
     expect(addressRefusal("0.0.0.0", { allowLoopback: true, allowPrivate: true })).not.toBeNull();
+    // IPv4-compatible IPv6 (`[::127.0.0.1]` is read as `::7f00:1`) is judged by the embedded IPv4 address.
+    for (const a of ["::7f00:1", "::127.0.0.1", "::a00:1", "::c0a8:1", "::ffff:7f00:1"]) expect(addressRefusal(a, {})).not.toBeNull();
+    expect(addressRefusal("::7f00:1", { allowLoopback: true })).toBeNull();
+    expect(addressRefusal("::a00:1", { allowLoopback: true })).not.toBeNull();
+    expect(addressRefusal("::1", { allowLoopback: true })).toBeNull();
     expect(addressRefusal("::ffff:10.0.0.1", {})).not.toBeNull();
     expect(addressRefusal("224.0.0.1", { allowPrivate: true })).not.toBeNull();
   });

@@ -14,6 +14,7 @@ import { Admission } from "./admission.ts";
 import { MAX_FRAME_BYTES, MAX_READ_FRAME_BYTES, parseFrame } from "./frames.ts";
 import { Outbox } from "./outbox.ts";
 import type { Gateway } from "./types.ts";
+import { socketClosed, socketOpened } from "../metrics/index.ts";
 
 /** What an upgraded socket carries: the resolved session, or why it is refused. */
 export interface SocketData {
@@ -131,6 +132,7 @@ export function createGateway(deps: AppDeps, host: SessionHost, options: Gateway
       closeOnBackpressureLimit: false,
       idleTimeout: 120,
       open(ws) {
+        socketOpened();
         const conn = new Connection(ws);
         ws.data.conn = conn;
         const record = ws.data.record;
@@ -157,6 +159,7 @@ export function createGateway(deps: AppDeps, host: SessionHost, options: Gateway
         ws.data.conn?.drain();
       },
       close(ws) {
+        socketClosed();
         const conn = ws.data.conn;
         if (!conn) return;
         conn.closed = true;

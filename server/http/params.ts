@@ -19,9 +19,16 @@ interface ParameterObject {
 
 const doc = openapi as unknown as { paths: Record<string, Record<string, any>>; components: { parameters: Record<string, ParameterObject> } };
 
-const ajv = new Ajv2020({ allErrors: true, strict: false, allowUnionTypes: true });
-addFormats(ajv);
-ajv.addSchema(openapi as object, "openapi.json");
+let ajvInstance: Ajv2020 | null = null;
+
+/** The Ajv instance holding the OpenAPI document, built with the first query that is read. */
+function ajv(): Ajv2020 {
+  if (ajvInstance) return ajvInstance;
+  ajvInstance = new Ajv2020({ allErrors: true, strict: false, allowUnionTypes: true });
+  addFormats(ajvInstance);
+  ajvInstance.addSchema(openapi as object, "openapi.json");
+  return ajvInstance;
+}
 
 interface CompiledParam {
   param: ParameterObject;
@@ -61,7 +68,7 @@ function compiledParams(op: Operation): CompiledParam[] {
         "$ref" in raw
           ? `openapi.json#/${pointer("components", "parameters", raw.$ref.split("/").pop()!, "schema")}`
           : `openapi.json#/${pointer("paths", op.path, ...(where ? [where] : []), "parameters", String(index), "schema")}`;
-      const validate = ajv.compile({ $ref: schemaRef });
+      const validate = ajv().compile({ $ref: schemaRef });
       const deep = param.style === "deepObject" ? /^(.*)\[[^\]]*\]$/.exec(param.name) : null;
       list!.push({ param, deepBase: deep ? deep[1]! : param.style === "deepObject" ? param.name : null, validate });
     });
@@ -74,11 +81,14 @@ function typeOf(schema: ParameterObject["schema"]): string | undefined {
   return Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
 }
 
+const INTEGER = /^-?[0-9]+$/;
+const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
+
 function coerce(value: string, type: string | undefined): unknown {
   if (type === "integer" || type === "number") {
-    if (value.trim() === "") return value;
-    const n = Number(value);
-    return Number.isNaN(n) ? value : n;
+    // Decimal notation only: `Number()` would also read "0x10", "1e3", " 7 " and "Infinity".
+    if (!(type === "integer" ? INTEGER : DECIMAL).test(value)) return value;
+    return Number(value);
   }
   if (type === "boolean") return value === "true" ? true : value === "false" ? false : value;
   return value;

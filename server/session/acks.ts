@@ -47,7 +47,8 @@ export class SessionAcks {
   static create(format: AudioFormat, frontend: AudioFrontend, onWarning: (message: string) => void, restored?: PersistedSession): { acks: SessionAcks; replay: Uint8Array | null } {
     const frame = bytesPerFrame(format);
     const ledger = createAckLedger({
-      alignBytes: 1,
+      // Acks end on whole sample frames (every channel of one instant), counted from the header's end.
+      alignBytes: frame,
       confirmAfterBytes: 30 * format.sampleRate * frame,
       maxRetainBytes: 120 * format.sampleRate * frame,
       onWarning,
@@ -55,6 +56,7 @@ export class SessionAcks {
     if (!restored) return { acks: new SessionAcks(format, frontend, ledger, new RetainedBytes(0), 0, { byte: 0, seconds: 0 }, 0), replay: null };
     // Restart: rebuild the ledger over the persisted tail; the untranscribed audio is replayed.
     const base = restored.tailStart;
+    ledger.alignFrom(restored.headerBytes - base);
     ledger.accept(restored.tail);
     for (const c of restored.candidates) if (c > base) ledger.nextAck(c - base, { force: true });
     const retained = new RetainedBytes(base);
@@ -111,6 +113,7 @@ export class SessionAcks {
    */
   next(transcribed: number, force = false): SessionAck | null {
     const end = force ? this.retained.end : this.absoluteOffsetAt(transcribed);
+    this.ledger.alignFrom(this.headerBytes - this.ledgerBase);
     const ack = this.ledger.nextAck(end - this.ledgerBase, { force });
     if (!ack) return null;
     const first = ack.byteRange[0] + this.ledgerBase;
@@ -146,7 +149,7 @@ export class SessionAcks {
   }
 
   /** Session time in seconds of an absolute stream offset. */
-  private secondsAt(byte: number): number {
+  secondsAt(byte: number): number {
     return Math.max(0, byte - this.headerBytes) / (this.format.sampleRate * bytesPerFrame(this.format));
   }
 

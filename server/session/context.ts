@@ -4,11 +4,14 @@
  * such as Whisper, condition on both).
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
-import type { VocabularyEntry } from "../../workers/engines/types.ts";
+import type { TranscribeRequest } from "../../workers/coordinator/types.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
 
 /** Characters of committed text handed on as context (Whisper keeps at most 223 tokens of it). */
 const PREVIOUS_TEXT_CHARS = 600;
+
+/** A vocabulary entry as the engines take it (through the coordinator's interface). */
+type VocabularyEntry = NonNullable<TranscribeRequest["vocabulary"]>[number];
 const DEFAULT_INTENSITY = 0.5;
 
 /** The session's custom vocabulary as engine entries (empty unless `custom_vocabulary` is on). */

@@ -8,7 +8,9 @@
  * Adding an add-on: implement `Enricher` in its own module, and return it from `createEnrichers`
  * when the session's options turn it on (see ARCHITECTURE.md, "add an add-on").
  */
-import type { Utterance } from "../../generated/openapi/types.gen.ts";
+import type { LiveSessionInit, TranscriptionResult, Utterance } from "../../generated/openapi/types.gen.ts";
+import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
+import { textEnricher } from "../enrich/session.ts";
 import type { Logger } from "../log.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
 import type { MessageFactory, SessionMessage } from "./messages.ts";
@@ -17,6 +19,10 @@ import type { MessageFactory, SessionMessage } from "./messages.ts";
 export interface EnrichContext {
   sessionId: string;
   options: AppliedOptions;
+  /** The init body as the client sent it (tells an option asked for from one filled in by default). */
+  requested: LiveSessionInit;
+  /** Inference, for add-ons that run the session's recognizer (translation). */
+  coordinator: InferenceCoordinator;
   messages: MessageFactory;
   log: Logger;
   /** Delivers a message now (filtered by the session's flags like every other message). */
@@ -27,6 +33,8 @@ export interface EnrichContext {
 export interface UtteranceRef {
   id: string;
   channel: number;
+  /** The utterance's mono 16 kHz audio (finals). */
+  audio?: Float32Array;
 }
 
 /** What an enricher returns for an utterance: a replacement utterance and/or messages that follow its transcript. */
@@ -48,6 +56,8 @@ export interface Enricher {
   onAudio?(channel: number, samples: Float32Array, time: number): void;
   /** The recording ended: every final was delivered. Messages returned precede `end_recording`. */
   finish?(): MaybePromise<SessionMessage[] | void>;
+  /** Members this add-on contributes to the session result (`post_final_transcript`, the stored result). */
+  result?(): Partial<TranscriptionResult>;
   /** The session ended or was handed over: release resources. */
   close?(): void;
 }
@@ -56,10 +66,11 @@ export interface Enricher {
 export type EnricherFactory = (options: AppliedOptions, ctx: EnrichContext) => Enricher[];
 
 /**
- * The default factory: the add-ons the service ships. None yet, so the stage is empty by default.
- * The composition root may pass another factory (e.g. one closing over models it loaded).
+ * The default factory: the add-ons the service ships (the text add-ons of `server/enrich/`), empty
+ * when the session asks for none. The composition root may pass another factory (e.g. one closing
+ * over models it loaded).
  */
-export const createEnrichers: EnricherFactory = () => [];
+export const createEnrichers: EnricherFactory = (options, ctx) => [textEnricher(options, ctx)].filter((e): e is Enricher => e !== null);
 
 /** Runs a session's enrichers in order. */
 export class EnrichmentPipeline {
@@ -103,6 +114,19 @@ export class EnrichmentPipeline {
         out.push(...((await e.finish?.()) ?? []));
       } catch (err) {
         this.log.error("enricher failed to finish", { enricher: e.name, err });
+      }
+    }
+    return out;
+  }
+
+  /** What the enrichers add to the session result. */
+  result(): Partial<TranscriptionResult> {
+    const out: Partial<TranscriptionResult> = {};
+    for (const e of this.enrichers) {
+      try {
+        Object.assign(out, e.result?.());
+      } catch (err) {
+        this.log.error("enricher failed to report its result", { enricher: e.name, err });
       }
     }
     return out;

@@ -19,15 +19,15 @@ export class Intake {
     private readonly maxDurationS: number,
   ) {}
 
-  /** Takes new bytes; `cut` when the maximum duration was reached (audio past it is dropped). */
-  take(fresh: Uint8Array): { bytes: Uint8Array; cut: boolean } {
+  /** Takes new bytes at stream `offset`; `cut` when the maximum duration was reached (audio past it is dropped). */
+  take(fresh: Uint8Array): { bytes: Uint8Array; cut: boolean; offset: number } {
     const received = this.acks.received;
     const limit = this.limitBytes(fresh);
     const cut = limit - received < fresh.length;
     const bytes = cut ? fresh.subarray(0, Math.max(0, limit - received)) : fresh;
     const offset = this.acks.retain(bytes);
     this.recording?.write(bytes, offset);
-    return { bytes, cut };
+    return { bytes, cut, offset };
   }
 
   /** Stream offset at which the plan's maximum session duration is reached. */

@@ -120,7 +120,7 @@ function simulate(audio: Uint8Array, actions: Action[], resendFrame: number, opt
         if (ack) {
           acksSent++;
           expect(ack.byteRange[1]).toBeGreaterThan(ack.byteRange[0]);
-          expect(ack.byteRange[1] % alignBytes).toBe(0);
+          expect((((ack.byteRange[1] - (options.alignOrigin ?? 0)) % alignBytes) + alignBytes) % alignBytes).toBe(0);
           down.push({ end: ack.byteRange[1], at: ledger.received });
         }
         if (action.k === "ackThenDrop") {
@@ -177,6 +177,39 @@ describe("ack ledger resume alignment", () => {
     );
     // The runs must exercise the hard case: resumes that start before the server's last ack.
     expect(lostAckResumes).toBeGreaterThan(10);
+  });
+
+  test("property: ack ends are whole sample frames counted from the header's end, resumes stay exact", () => {
+    fc.assert(
+      fc.property(
+        audioArb,
+        fc.array(actionArb, { minLength: 20, maxLength: 150, size: "max" }),
+        fc.integer({ min: 1, max: 700 }),
+        fc.constantFrom(2, 3, 4, 6, 8),
+        fc.constantFrom(0, 44, 45, 58),
+        (audio, actions, resendFrame, align, origin) => {
+          const result = simulate(audio, actions, resendFrame, { alignOrigin: origin }, align);
+          expect(Buffer.from(result.accepted).equals(Buffer.from(result.expected))).toBe(true);
+          expect(result.warnings).toBe(0);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  test("an ack never splits a sample: [0, 3199] of 16-bit audio is [0, 3198] or [0, 3200]", () => {
+    const noise = new Uint8Array(3200).map((_, i) => (i * 7919 + 13) % 251);
+    const mono16 = createAckLedger({ alignBytes: 2 });
+    mono16.accept(noise);
+    expect(mono16.nextAck(3200)!.byteRange).toEqual([0, 3198]);
+    expect(mono16.nextAck(3200, { force: true })!.byteRange).toEqual([3198, 3200]);
+    // 24-bit stereo after a 44-byte WAV header: boundaries at 44 + 6k.
+    const stereo24 = createAckLedger({ alignBytes: 6 });
+    stereo24.alignFrom(44);
+    stereo24.accept(noise);
+    const first = stereo24.nextAck(1000)!;
+    expect((first.byteRange[1] - 44) % 6).toBe(0);
+    expect(stereo24.nextAck(3200, { force: true })!.byteRange[1]).toBe(3200 - ((3200 - 44) % 6));
   });
 
   test("property: still exact when delivered acks release the retained tail", () => {

@@ -81,8 +81,10 @@ export interface AckLedgerOptions {
   confirmAfterBytes?: number;
   /** Retention beyond which an ambiguous ack is emitted anyway (e.g. 120 s of audio). */
   maxRetainBytes?: number;
-  /** Ack boundaries are multiples of this (bytes per sample frame, all channels). Default 1. */
+  /** Ack boundaries are multiples of this (bytes per sample frame, all channels) from `alignOrigin`. Default 1. */
   alignBytes?: number;
+  /** Offset the sample frames are counted from (e.g. the length of a WAV header in the stream). Default 0. */
+  alignOrigin?: number;
   /** How many aligned positions below the requested end are tried for an unambiguous boundary. Default 16. */
   searchSteps?: number;
   /** Receives warnings (unmatched resend, forced ambiguous ack). */
@@ -158,6 +160,7 @@ export class AckLedger {
   private readonly confirmAfter: number;
   private readonly maxRetain: number;
   private readonly align: number;
+  private origin: number;
   private readonly searchSteps: number;
   private readonly onWarning?: (message: string) => void;
 
@@ -178,6 +181,7 @@ export class AckLedger {
     this.confirmAfter = options.confirmAfterBytes ?? Number.POSITIVE_INFINITY;
     this.maxRetain = options.maxRetainBytes ?? Number.POSITIVE_INFINITY;
     this.align = Math.max(1, Math.floor(options.alignBytes ?? 1));
+    this.origin = Math.floor(options.alignOrigin ?? 0);
     this.searchSteps = Math.max(1, Math.floor(options.searchSteps ?? 16));
     this.onWarning = options.onWarning;
   }
@@ -195,6 +199,14 @@ export class AckLedger {
   /** True between `beginResume()` and the moment the resent stream is aligned. */
   get resuming(): boolean {
     return this.resume !== null;
+  }
+
+  /**
+   * Sets the offset sample frames are counted from, once it is known (a WAV header's length is known
+   * after its first bytes, before any acknowledgment). Later ack boundaries are `origin + k * alignBytes`.
+   */
+  alignFrom(origin: number): void {
+    this.origin = Math.floor(origin);
   }
 
   /** Bytes currently retained for alignment. */
@@ -405,8 +417,10 @@ export class AckLedger {
     this.tail.trimTo(this.candidates[0].offset);
   }
 
+  /** The largest frame boundary at or below `n` (never below 0). */
   private alignDown(n: number): number {
-    return n - (n % this.align);
+    const over = (((n - this.origin) % this.align) + this.align) % this.align;
+    return Math.max(0, n - over);
   }
 
   private warn(message: string): void {

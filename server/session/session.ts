@@ -31,6 +31,7 @@ import { createSessionRecording, type SessionRecording } from "./recording.ts";
 import { buildResult, buildTranscription } from "./result.ts";
 import { streamingProfile } from "./streaming.ts";
 import { Transcriber } from "./transcriber.ts";
+import { audioArrived, messageSent } from "../metrics/index.ts";
 
 export type { SessionSink } from "./outlet.ts";
 
@@ -137,7 +138,15 @@ export class LiveSession {
     let session: LiveSession | undefined;
     const messages = new MessageFactory(record.id, () => deps.clock.now());
     const log = deps.log.child({ session_id: record.id });
-    const ctx: EnrichContext = { sessionId: record.id, options, messages, log, emit: (m) => session?.emit(m) };
+    const ctx: EnrichContext = {
+      sessionId: record.id,
+      options,
+      requested: record.requestedOptions,
+      coordinator: deps.coordinator,
+      messages,
+      log,
+      emit: (m) => session?.emit(m),
+    };
     const enrichment = new EnrichmentPipeline((deps.enrichers ?? createEnrichers)(options, ctx), log);
     let acks: SessionAcks | undefined;
     const frontend = await createAudioFrontend({
@@ -284,6 +293,7 @@ export class LiveSession {
 
   /** Delivers a message (filtered by the session's flags). */
   private emit(message: SessionMessage): void {
+    messageSent(this, message);
     this.outlet.emit(message);
   }
 
@@ -291,7 +301,8 @@ export class LiveSession {
 
   private accept(fresh: Uint8Array): void {
     // The plan's maximum duration: audio past it is not taken, and the recording stops there.
-    const { bytes, cut } = this.intake.take(fresh);
+    const { bytes, cut, offset } = this.intake.take(fresh);
+    audioArrived(this, this.acks.secondsAt(offset), this.acks.secondsAt(offset + bytes.length));
     this.enqueue(() => this.process(bytes));
     if (cut && this.phase === "recording") this.stop("max_duration");
   }
@@ -335,7 +346,7 @@ export class LiveSession {
     const duration = this.acks.totalDuration();
     const utterances = this.transcriber.utterances;
     this.emit(this.messages.endRecording(duration));
-    const result = buildResult(utterances, { audioDurationS: duration, channels: this.format.channels, transcriptionTimeS: this.transcriber.transcriptionTimeS });
+    const result = { ...buildResult(utterances, { audioDurationS: duration, channels: this.format.channels, transcriptionTimeS: this.transcriber.transcriptionTimeS }), ...this.enrichment.result() };
     this.emit(this.messages.postTranscript(buildTranscription(utterances)));
     this.emit(this.messages.postFinalTranscript(result));
     // The final state is stored before the socket closes, so a client reading the session after the

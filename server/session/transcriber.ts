@@ -15,6 +15,7 @@ import { FRONTEND_SAMPLE_RATE, type FrontendEvent } from "../audio/frontend.ts";
 import type { Logger } from "../log.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
 import { previousText, sessionVocabulary } from "./context.ts";
+import { type HeldFinal, NumberHold } from "../enrich/hold.ts";
 import type { EnrichmentPipeline } from "./enrich.ts";
 import { round3, type MessageFactory, type MessageFlag, type SessionMessage } from "./messages.ts";
 import type { PersistedSession } from "./persist.ts";
@@ -71,6 +72,10 @@ export class Transcriber {
   private nextIndex: number[] = [];
   /** Utterance index offset per channel (continues numbering after a restart). */
   private readonly indexBase: number[];
+  /** Final utterances as recognized, before the add-ons rewrote them: the recognizer's context (a prompt of masks would teach it masks). */
+  private readonly heard: Utterance[] = [];
+  /** Finals ending inside a spoken number wait here for the rest of it (off with `turn_router`). */
+  private readonly hold: NumberHold<PendingFinal> | null;
 
   constructor(
     private readonly host: TranscriberHost,
@@ -81,8 +86,10 @@ export class Transcriber {
     this.openStart = Array.from({ length: channels }, () => null);
     this.indexBase = restored ? restored.indexBase : new Array(channels).fill(0);
     this.streaming = streamingProfile(host.options.profile);
+    this.hold = host.options.turn_router ? null : new NumberHold<PendingFinal>((f) => this.enqueueExpiry(f));
     if (restored) {
       this.utterances.push(...restored.utterances);
+      this.heard.push(...restored.utterances);
       this.transcriptionTimeS = restored.transcriptionTimeS;
       this.lastFinalEnd = restored.lastFinalEnd;
       this.suppressBefore = restored.suppressBefore;
@@ -127,8 +134,10 @@ export class Transcriber {
     return t;
   }
 
-  /** Resolves once every final queued so far is delivered. */
+  /** Resolves once every final queued so far is delivered, those held for a number included. */
   async settled(): Promise<void> {
+    await Promise.all(this.finalChains);
+    for (const f of this.hold?.flush() ?? []) this.enqueueDelivery(f);
     await Promise.all(this.finalChains);
   }
 
@@ -161,7 +170,7 @@ export class Transcriber {
         stream: new UtteranceStream({
           profile: this.streaming,
           sampleRate: FRONTEND_SAMPLE_RATE,
-          context: previousText(this.utterances, channel),
+          context: previousText(this.heard, channel),
           decode: (req) => this.decodeForStream(channel, key, req, ++e.seq),
           onPartial: (v) => this.partialView(key, channel, start, v),
         }),
@@ -211,17 +220,46 @@ export class Transcriber {
       this.finalized.add(key);
       this.lastFinalEnd[channel] = end;
       if (r && r.text.trim() !== "" && !this.host.isEnded()) {
-        const recognized = this.toUtterance(r, channel, start, end);
-        const { utterance, messages } = this.host.enrichment.active
-          ? await this.host.enrichment.final(recognized, { id: key, channel })
-          : { utterance: recognized, messages: [] };
-        this.utterances.push(utterance);
-        this.deliver(key, true, utterance, messages);
-      }
-      pending.done = true;
-      this.pendingFinals.delete(pending);
-      this.host.finalSettled();
+        const recognized: HeldFinal<PendingFinal> = { id: key, utterance: this.toUtterance(r, channel, start, end), tokens: [pending], audio };
+        for (const f of this.hold ? this.hold.offer(recognized) : [recognized]) await this.deliverFinal(f);
+      } else this.settle([pending]);
     });
+  }
+
+  /** A final released by the number hold: delivered in its channel's order. */
+  private enqueueDelivery(f: HeldFinal<PendingFinal>): void {
+    const c = f.utterance.channel;
+    this.finalChains[c] = this.finalChains[c]!.then(() => this.deliverFinal(f));
+  }
+
+  /** A hold that timed out: in the channel's order, the final is delivered unless a later final released it first. */
+  private enqueueExpiry(f: HeldFinal<PendingFinal>): void {
+    const c = f.utterance.channel;
+    this.finalChains[c] = this.finalChains[c]!.then(() => {
+      const back = this.hold?.expire(f);
+      return back ? this.deliverFinal(back) : undefined;
+    });
+  }
+
+  /** Enriches and delivers a final, then lets the acknowledgments move past the audio it covers. */
+  private async deliverFinal(f: HeldFinal<PendingFinal>): Promise<void> {
+    if (!this.host.isEnded()) {
+      const { utterance, messages } = this.host.enrichment.active
+        ? await this.host.enrichment.final(f.utterance, { id: f.id, channel: f.utterance.channel, ...(f.audio ? { audio: f.audio } : {}) })
+        : { utterance: f.utterance, messages: [] };
+      this.utterances.push(utterance);
+      this.heard.push(f.utterance);
+      this.deliver(f.id, true, utterance, messages);
+    }
+    this.settle(f.tokens ?? []);
+  }
+
+  private settle(pendings: PendingFinal[]): void {
+    for (const p of pendings) {
+      p.done = true;
+      this.pendingFinals.delete(p);
+    }
+    this.host.finalSettled();
   }
 
   /** Sends a transcript, then the messages the enrichment stage added to it. */
@@ -258,7 +296,7 @@ export class Transcriber {
     const { id, options } = this.host;
     const languages = options.language_config.languages;
     const vocabulary = sessionVocabulary(options);
-    const previous = extra.previousText ?? previousText(this.utterances, channel);
+    const previous = extra.previousText ?? previousText(this.heard, channel);
     const r = await this.host.coordinator.transcribe({
       sessionId: id,
       utteranceId: key,

@@ -6,6 +6,15 @@ export function hashSecret(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
 }
 
+/** Keys at least this long keep their first KEY_PREFIX_CHARS characters in the record, to be recognised in listings. */
+export const KEY_PREFIX_MIN_LENGTH = 32;
+export const KEY_PREFIX_CHARS = 8;
+
+/** The part of a key kept in clear: none for short keys, whose first characters would give too much away. */
+export function keyPrefix(secret: string): string {
+  return secret.length >= KEY_PREFIX_MIN_LENGTH ? secret.slice(0, KEY_PREFIX_CHARS) : "";
+}
+
 /** A new API key: a recognisable prefix and 24 random bytes. */
 export function newApiKey(): string {
   return "stt_" + randomBytes(24).toString("base64url");
@@ -28,7 +37,7 @@ export function newKey(input: { accountId: string; name?: string; scopes?: Scope
     id: randomUUID(),
     accountId: input.accountId,
     name: input.name ?? "default",
-    prefix: secret.slice(0, 8),
+    prefix: keyPrefix(secret),
     hash: hashSecret(secret),
     scopes: input.scopes ? [...input.scopes] : [...allScopes],
     allowedCidrs: input.allowedCidrs ?? [],

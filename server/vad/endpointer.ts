@@ -249,10 +249,13 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     window.dropBefore(Math.min(keep, processed));
   }
 
+  /** Scores every whole chunk held in one VAD call, then applies the chunks in order. */
   async function scoreAvailable(events: EndpointerEvent[]): Promise<void> {
-    while (window.end - processed >= frame) {
-      const p = await vad.process(window.slice(processed, processed + frame));
-      onChunk(p, processed, processed + frame, events);
+    const n = Math.floor((window.end - processed) / frame);
+    if (n === 0) return;
+    const probs = await vad.processMany(window.slice(processed, processed + n * frame));
+    for (let k = 0; k < n; k++) {
+      onChunk(probs[k]!, processed, processed + frame, events);
       processed += frame;
       trim();
     }
@@ -275,7 +278,7 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     if (rest > 0) {
       const last = new Float32Array(frame);
       last.set(window.slice(processed, total));
-      onChunk(await vad.process(last), processed, total, events);
+      onChunk((await vad.processMany(last))[0]!, processed, total, events);
       processed = total;
     }
     finished = true;

@@ -1,6 +1,6 @@
 /**
  * `bun run generate` is deterministic and generated/ is current: regenerating into a temporary
- * folder gives byte-identical files (the script's --check mode; reference.html skipped for speed).
+ * folder gives byte-identical files (the script's --check mode; docs/ skipped for speed).
  */
 import { expect, test } from "bun:test";
 import path from "node:path";

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisCoordinator } from "../../workers/coordinator/redis.ts";
-import { renderPrometheus } from "../../workers/coordinator/redis-metrics.ts";
+import { attachSource, scrape } from "../../server/metrics/index.ts";
 import { NoEndpointError } from "../../workers/coordinator/types.ts";
 import { startRedis, uniquePrefix, type TestRedis } from "./redis.ts";
 import { CLIPS, eventually, spawnWorker, type WorkerProcess } from "./workers.ts";
@@ -83,7 +83,9 @@ describe("distributed inference", () => {
     expect(m.pendingCalls).toBe(0);
     const q = m.models.find((x) => x.model === "trantoria-1")!;
     expect(q).toMatchObject({ depth: 0, waiting: 0, inFlight: 0, workers: 2, capacity: 4 });
-    const text = renderPrometheus(m);
+    const detach = attachSource({ gatewayId: "gw-basic", activeSessions: () => 0, inference: async () => ({ redis: await gateway.metrics(), pool: null }) });
+    const text = (await scrape()).body;
+    detach();
     expect(text).toContain('stt_inference_queue_depth{gateway="gw-basic",model="trantoria-1"} 0');
     expect(text).toContain('stt_inference_capacity_slots{gateway="gw-basic",model="trantoria-1"} 4');
     expect(text).toContain("# TYPE stt_inference_dead_lettered_total counter");

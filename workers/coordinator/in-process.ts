@@ -60,6 +60,11 @@ export class InProcessCoordinator implements InferenceCoordinator {
     return this.pool.run(spec, job.request, signal);
   }
 
+  /** Current pool load (running and queued jobs). */
+  get load(): { running: number; queued: number; oldestQueuedMs: number } {
+    return this.pool.load;
+  }
+
   async close(): Promise<void> {
     await this.pool.close();
   }

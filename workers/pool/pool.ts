@@ -25,6 +25,8 @@ interface Job {
   reject: (e: Error) => void;
   signal?: AbortSignal;
   onAbort?: () => void;
+  /** performance.now() when the job was submitted. */
+  queuedAt: number;
 }
 
 interface Slot {
@@ -50,9 +52,10 @@ export class EnginePool {
     for (let i = 0; i < this.threads; i++) this.slots.push(this.spawn());
   }
 
-  /** Jobs running plus jobs waiting. */
-  get load(): { running: number; queued: number } {
-    return { running: this.slots.filter((s) => s.job).length, queued: this.queue.length };
+  /** Jobs running plus jobs waiting, and how long the oldest waiting job has waited. */
+  get load(): { running: number; queued: number; oldestQueuedMs: number } {
+    const oldest = this.queue[0];
+    return { running: this.slots.filter((s) => s.job).length, queued: this.queue.length, oldestQueuedMs: oldest ? performance.now() - oldest.queuedAt : 0 };
   }
 
   /** Runs one transcription on a worker. Rejects with NoCapacityError when the queue is full. */
@@ -64,7 +67,7 @@ export class EnginePool {
       return Promise.reject(new NoCapacityError(`inference queue full (${this.queueLimit} waiting)`));
     }
     return new Promise<TranscribeResult>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, spec, request, resolve, reject, signal };
+      const job: Job = { id: this.nextId++, spec, request, resolve, reject, signal, queuedAt: performance.now() };
       if (signal) {
         job.onAbort = () => this.abort(job);
         signal.addEventListener("abort", job.onAbort, { once: true });

@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { renderPrometheus } from "../coordinator/redis-metrics.ts";
 import type { ModelCapability } from "../coordinator/types.ts";
 import { capacityFor, unionCapabilities, type WorkerAdvert } from "./registry.ts";
 
@@ -49,29 +48,5 @@ describe("registry aggregation", () => {
     expect(capacityFor(adverts, "trantoria-1")).toEqual({ workers: 2, capacity: 5, free: 4 });
     expect(capacityFor(adverts, "solaria-1")).toEqual({ workers: 1, capacity: 2, free: 1 });
     expect(capacityFor(adverts, "solaria-3")).toEqual({ workers: 0, capacity: 0, free: 0 });
-  });
-});
-
-describe("Prometheus rendering", () => {
-  test("one sample per model and metric, labels escaped, help and type lines present", () => {
-    const text = renderPrometheus({
-      gatewayId: 'g"1',
-      workers: 2,
-      pendingCalls: 3,
-      deadLettered: 4,
-      resent: 5,
-      duplicateResults: 6,
-      refused: 9,
-      models: [{ model: "trantoria-1", depth: 7, waiting: 5, inFlight: 2, oldestAgeMs: 1500, workers: 2, capacity: 4, free: 2 }],
-    });
-    const lines = text.trim().split("\n");
-    expect(lines).toContain('stt_inference_dead_lettered_total{gateway="g\\"1"} 4');
-    expect(lines).toContain('stt_inference_queue_depth{gateway="g\\"1",model="trantoria-1"} 7');
-    expect(lines).toContain('stt_inference_oldest_job_age_seconds{gateway="g\\"1",model="trantoria-1"} 1.5');
-    expect(lines).toContain('stt_inference_refused_total{gateway="g\\"1"} 9');
-    const samples = lines.filter((l) => !l.startsWith("#"));
-    expect(samples).toHaveLength(13);
-    for (const s of samples) expect(s).toMatch(/^stt_[a-z_]+\{[^}]*\} -?\d+(\.\d+)?$/);
-    expect(lines.filter((l) => l.startsWith("# TYPE"))).toHaveLength(13);
   });
 });

@@ -27,11 +27,23 @@ export interface VadStream {
    * caller does not await between them.
    */
   process(frame: Float32Array): Promise<number>;
-  /** Forgets the state and context, as at the start of a stream. */
+  /**
+   * Speech probabilities of the next `frames.length / frameSamples` chunks, laid end to end (one
+   * call for all the chunks a piece of audio holds).
+   */
+  processMany(frames: Float32Array): Promise<Float32Array>;
+  /** Forgets the state and context, as at the start of a stream (before chunks not yet scored). */
   reset(): void;
+  /** The stream is no longer used (frees what it holds in a shared model). */
+  close(): void;
 }
 
-export class SileroVad {
+/** A loaded VAD model that scores any number of independent streams. */
+export interface VadModel {
+  createStream(sampleRate?: VadSampleRate): VadStream;
+}
+
+export class SileroVad implements VadModel {
   private constructor(private readonly session: ort.InferenceSession) {}
 
   /** Loads `silero_vad.onnx` (one InferenceSession, one intra-op thread). */
@@ -64,41 +76,58 @@ export class SileroVad {
     const frameSamples = VAD_FRAME_SAMPLES[sampleRate];
     const contextSamples = VAD_CONTEXT_SAMPLES[sampleRate];
     const sr = new ort.Tensor("int64", BigInt64Array.from([BigInt(sampleRate)]), []);
-    let state = new Float32Array(STATE_SIZE);
-    let context = new Float32Array(contextSamples);
+    // One input row and one state, reused by every call: the context is the row's first samples.
+    const input = new Float32Array(contextSamples + frameSamples);
+    const state = new Float32Array(STATE_SIZE);
+    const feeds = {
+      input: new ort.Tensor("float32", input, [1, input.length]),
+      state: new ort.Tensor("float32", state, [2, 1, 128]),
+      sr,
+    };
     let tail: Promise<unknown> = Promise.resolve();
 
-    async function score(frame: Float32Array): Promise<number> {
-      const input = new Float32Array(contextSamples + frameSamples);
-      input.set(context, 0);
-      input.set(frame, contextSamples);
-      const out = await session.run({
-        input: new ort.Tensor("float32", input, [1, input.length]),
-        state: new ort.Tensor("float32", state, [2, 1, 128]),
-        sr,
-      });
-      state = new Float32Array(out.stateN!.data as Float32Array);
-      context = input.slice(input.length - contextSamples);
-      return (out.output!.data as Float32Array)[0]!;
+    async function score(frames: Float32Array): Promise<Float32Array> {
+      const probs = new Float32Array(frames.length / frameSamples);
+      for (let k = 0; k < probs.length; k++) {
+        input.copyWithin(0, frameSamples, frameSamples + contextSamples);
+        input.set(frames.subarray(k * frameSamples, (k + 1) * frameSamples), contextSamples);
+        const out = await session.run(feeds);
+        state.set(out.stateN!.data as Float32Array);
+        probs[k] = (out.output!.data as Float32Array)[0]!;
+      }
+      return probs;
+    }
+
+    function processMany(frames: Float32Array): Promise<Float32Array> {
+      if (frames.length === 0 || frames.length % frameSamples !== 0) {
+        return Promise.reject(
+          new RangeError(`VAD chunks must be a multiple of ${frameSamples} samples at ${sampleRate} Hz, got ${frames.length}`),
+        );
+      }
+      const result = tail.then(() => score(frames));
+      tail = result.catch(() => undefined);
+      return result;
     }
 
     return {
       sampleRate,
       frameSamples,
+      processMany,
       process(frame) {
         if (frame.length !== frameSamples) {
           return Promise.reject(
             new RangeError(`VAD chunk must be ${frameSamples} samples at ${sampleRate} Hz, got ${frame.length}`),
           );
         }
-        const result = tail.then(() => score(frame));
-        tail = result.catch(() => undefined);
-        return result;
+        return processMany(frame).then((p) => p[0]!);
       },
       reset() {
-        state = new Float32Array(STATE_SIZE);
-        context = new Float32Array(contextSamples);
+        tail = tail.then(() => {
+          state.fill(0);
+          input.fill(0);
+        });
       },
+      close() {},
     };
   }
 

@@ -3,8 +3,10 @@ import { randomUUID } from "node:crypto";
 import { canServe } from "../../../workers/coordinator/can-serve.ts";
 import { NoCapacityError } from "../../../workers/coordinator/types.ts";
 import { clusterRegions } from "../../config.ts";
+import { callbackUrlProblem } from "../../delivery/callback-url.ts";
 import { applyDefaults } from "../../options/defaults.ts";
 import { requestedFeatures } from "../../options/features.ts";
+import { missingAddon, narrowCapabilities } from "../../options/offered.ts";
 import { URL_TTL_MS } from "../../sessions/limits.ts";
 import { newSessionToken, sessionUrl } from "../../sessions/tokens.ts";
 import type { SessionRecord } from "../../store/types.ts";
@@ -19,6 +21,11 @@ export const createLiveSession: Handler<"createLiveSession"> = async ({ info, pr
   const parsed = query();
   const init = await body();
   const problems = [...parsed.errors, ...semanticErrors(init)];
+  const callbackUrl = init.callback ? init.callback_config?.url : undefined;
+  if (callbackUrl) {
+    const problem = await callbackUrlProblem(callbackUrl, { allowLoopback: deps.config.callbacksAllowLoopback, allowPrivate: deps.config.callbacksAllowPrivate });
+    if (problem) problems.push(problem);
+  }
   if (problems.length) throw badRequest(problems);
 
   const region = parsed.values.region;
@@ -31,9 +38,16 @@ export const createLiveSession: Handler<"createLiveSession"> = async ({ info, pr
     throw new ApiError(402, "the account has no credits left", "insufficient_credits");
   }
 
+  const features = requestedFeatures(init);
+  const missing = features.flatMap((f) => {
+    const why = missingAddon(f, deps.config.modelsDir);
+    return why ? [`${f}: ${why}`] : [];
+  });
+  if (missing.length) throw new ApiError(500, `${NO_ENDPOINT}: ${missing.join("; ")}`, "no_inference_endpoint");
+
   let caps;
   try {
-    caps = await deps.coordinator.capabilities();
+    caps = narrowCapabilities(await deps.coordinator.capabilities(), deps.config.modelsDir);
   } catch (e) {
     if (e instanceof NoCapacityError) throw new ApiError(503, "inference is busy, retry later", "no_capacity");
     throw e;
@@ -42,7 +56,7 @@ export const createLiveSession: Handler<"createLiveSession"> = async ({ info, pr
   const verdict = canServe(caps, {
     model: applied.model,
     languages: applied.language_config.languages,
-    features: requestedFeatures(init),
+    features,
     profile: applied.profile,
   });
   if (!verdict.ok) {

@@ -1,6 +1,7 @@
 /** GET /v2/live/defaults, GET /v2/live/capabilities, POST /v1/callbacks/large-language-model. */
 import type { LiveCapabilities, TranslationLanguageCode } from "../../../generated/openapi/types.gen.ts";
 import { liveDefaults } from "../../options/defaults.ts";
+import { offeredCapabilities } from "../../options/offered.ts";
 import { defaultModel } from "../../serving.ts";
 import type { Handler } from "../handler.ts";
 
@@ -9,7 +10,7 @@ export const getLiveDefaults: Handler<"getLiveDefaults"> = async ({ deps, reply 
   reply(200, { ...liveDefaults, model: defaultModel(await deps.coordinator.capabilities()) });
 
 export const getLiveCapabilities: Handler<"getLiveCapabilities"> = async ({ deps, reply }) => {
-  const caps = await deps.coordinator.capabilities();
+  const caps = await offeredCapabilities(deps);
   const body: LiveCapabilities = {
     models: caps.map((c) => ({
       model: c.model,

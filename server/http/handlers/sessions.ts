@@ -10,6 +10,7 @@ import { ApiError, badRequest, notFound } from "../errors.ts";
 import { operationById } from "../../../generated/operations.ts";
 import { queryDefaults } from "../contract.ts";
 import type { Handler, HandlerContext, QueryOf } from "../handler.ts";
+import { jsonDepthExceeded, MAX_JSON_DEPTH } from "../json-depth.ts";
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -41,16 +42,19 @@ function listQuery(values: QueryOf<"listLiveSessions">): { query: SessionListQue
   const metadata: Record<string, unknown> = {};
   if (typeof values.custom_metadata === "string") {
     try {
+      if (jsonDepthExceeded(values.custom_metadata) !== null) throw new Error();
       const parsed = JSON.parse(values.custom_metadata);
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error();
       Object.assign(metadata, parsed);
     } catch {
-      errors.push("custom_metadata: must be a JSON object, or use custom_metadata[<key>]=<value>");
+      errors.push(`custom_metadata: must be a JSON object nested at most ${MAX_JSON_DEPTH} levels, or use custom_metadata[<key>]=<value>`);
     }
   }
   const perKey = values["custom_metadata[key]"];
   if (perKey && typeof perKey === "object") Object.assign(metadata, perKey);
-  if (Object.keys(metadata).length) query.customMetadata = metadata;
+  const badKeys = Object.keys(metadata).filter((k) => k.includes("\0") || !k.isWellFormed());
+  if (badKeys.length) errors.push("custom_metadata: keys must not contain NUL characters or unpaired surrogates");
+  else if (Object.keys(metadata).length) query.customMetadata = metadata;
   return { query, errors };
 }
 

@@ -25,7 +25,8 @@ export function compressionRatio(text: string): number {
 
 /**
  * Splits tokens into segments at timestamp tokens. A segment is opened by a timestamp and closed
- * by the next one; text after the last timestamp runs to `windowEnd`. Times are offset by `offset`.
+ * by the next one; text after the last timestamp runs to `windowEnd`, and no time goes past it (the
+ * audio's end). Times are offset by `offset`.
  * Without any timestamp, the whole text is one segment over [0, windowEnd].
  */
 export function tokensToSegments(
@@ -51,7 +52,8 @@ export function tokensToSegments(
   };
   tokens.forEach((t, i) => {
     if (tokenizer.isTimestamp(t)) {
-      const time = tokenizer.timestampSeconds(t);
+      // Whisper may place a timestamp past the end of a short window's audio (in its padding).
+      const time = Math.min(tokenizer.timestampSeconds(t), windowEnd);
       if (start === null || textTokens.length === 0) {
         start = time;
       } else {

@@ -8,6 +8,7 @@ import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
 import type { DecoderCallTrace } from "./decoder.ts";
 import { WhisperEngine, type WhisperEngineOptions, type WhisperTranscribeRequest } from "./engine.ts";
 import { loadEngine } from "./index.ts";
+import { tokensToSegments } from "./segments.ts";
 
 const ASSETS = resolve(import.meta.dir, "../../../../shared/models/whisper-assets");
 const AUDIO = resolve(import.meta.dir, "../../../../shared/audio");
@@ -198,5 +199,14 @@ describe("Whisper engine on a scripted fixture", () => {
     expect(engine.info).toMatchObject({ family: "whisper", name: "whisper-fixture", translationTargets: ["en"], sampleRate: 16000 });
     expect(engine.info.languages.length).toBe(99);
     await engine.dispose();
+  });
+});
+
+describe("segments", () => {
+  test("timestamps past the end of a short window's audio are clamped to it", () => {
+    const tokens = [ts(0), ...tk.encode(" Ask not"), ts(2)];
+    const [seg] = tokensToSegments(tk, tokens, tokens.map(() => -0.1), 3, 1.384, "en");
+    expect([seg!.start, seg!.end]).toEqual([3, 4.384]);
+    for (const w of seg!.words) expect(w.end).toBeLessThanOrEqual(4.384);
   });
 });

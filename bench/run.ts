@@ -1,0 +1,272 @@
+/**
+ * `bun run bench [-- --quick]`: the service against its baselines, side by side in one run (see
+ * bench/README.md). Writes bench/results/<timestamp>.json, bench/results/latest.json and
+ * bench/results/latest.svg; prints the JSON summary as its last line.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createTRPCClient, httpLink } from "@trpc/client";
+import type { Subprocess } from "bun";
+import type { AdminRouter } from "../server/admin/router.ts";
+import { benchSamples, DEFAULT_CLIPS, frames, RATE, toPcm16 } from "./lib/audio.ts";
+import { chart } from "./lib/chart.ts";
+import { openIdle, percentile, runStreams, type StreamResult, type Target } from "./lib/load.ts";
+import { cpuSeconds, loadAverage, rssMb, threadCpu } from "./lib/proc.ts";
+
+const ROOT = path.resolve(import.meta.dir, "..");
+const quick = process.argv.includes("--quick");
+const MODELS_DIR = path.resolve(process.env.MODELS_DIR ?? path.join(ROOT, "models"));
+const MODEL = process.env.BENCH_MODEL ?? "trantoria-1";
+const CLIPS = quick ? DEFAULT_CLIPS.slice(0, 6) : DEFAULT_CLIPS;
+const CPU_STREAMS = quick ? 2 : 4;
+const RAMP = quick ? [1, 2, 4, 8, 16] : [1, 2, 4, 8, 16, 32, 48];
+/** How long a real-time step may take to deliver its last finals after the audio ended. */
+const DRAIN_MS = quick ? 12_000 : 60_000;
+const IDLE_SESSIONS = quick ? 32 : 100;
+const say = (s: string) => console.error(`[bench] ${s}`);
+
+const pcm = toPcm16(benchSamples(CLIPS));
+const audioFrames = frames(pcm);
+const audioS = pcm.length / 2 / RATE;
+
+async function freePort(): Promise<number> {
+  const s = Bun.serve({ port: 0, fetch: () => new Response() });
+  const p = s.port!;
+  s.stop(true);
+  return p;
+}
+
+async function waitHttp(url: string, proc: Subprocess, limitMs = 60_000): Promise<void> {
+  const deadline = performance.now() + limitMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not yet */
+    }
+    if (proc.exitCode !== null) throw new Error(`${url}: the process exited with ${proc.exitCode}`);
+    if (performance.now() > deadline) throw new Error(`${url} did not answer within ${limitMs} ms`);
+    await Bun.sleep(2);
+  }
+}
+
+interface Service { proc: Subprocess; base: string; startupMs: number; dataDir: string }
+
+async function startService(): Promise<Service> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), "bench-data-"));
+  const t0 = performance.now();
+  const proc = Bun.spawn([process.execPath, path.join(ROOT, "server/main.ts")], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, MODELS_DIR, ADMIN_TOKEN: "bench-admin", LOG_LEVEL: "error" },
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  children.push(proc);
+  const base = `http://127.0.0.1:${port}`;
+  await waitHttp(`${base}/health`, proc);
+  return { proc, base, startupMs: performance.now() - t0, dataDir };
+}
+
+async function startEcho(): Promise<{ proc: Subprocess; wsUrl: string; startupMs: number }> {
+  const t0 = performance.now();
+  const proc = Bun.spawn([process.execPath, path.join(import.meta.dir, "echo.ts")], { stdout: "pipe", stderr: "ignore" });
+  children.push(proc);
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!/ready \d+/.test(text)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("echo server exited");
+    text += new TextDecoder().decode(value);
+  }
+  const port = /ready (\d+)/.exec(text)![1];
+  const wsUrl = `ws://127.0.0.1:${port}/`;
+  await waitHttp(`http://127.0.0.1:${port}/`, proc);
+  return { proc, wsUrl, startupMs: performance.now() - t0 };
+}
+
+async function stopProc(proc: Subprocess): Promise<void> {
+  proc.kill("SIGTERM");
+  const t = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+  await proc.exited;
+  clearTimeout(t);
+}
+
+/** Runs `fn` and returns the CPU seconds `pid` spent meanwhile, and the share of its busiest thread. */
+async function cpuDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ cpu: number; busiestShare: number; value: T }> {
+  const c0 = cpuSeconds(pid);
+  const th0 = threadCpu(pid);
+  const value = await fn();
+  const cpu = cpuSeconds(pid) - c0;
+  let busiest = 0;
+  for (const [tid, s] of threadCpu(pid)) busiest = Math.max(busiest, s - (th0.get(tid) ?? 0));
+  return { cpu, busiestShare: cpu > 0 ? busiest / cpu : 0, value };
+}
+
+const all = (rs: StreamResult[], k: "finalLatencyS" | "ackBeyondS" | "ackAfterFinalS") => rs.flatMap((r) => r[k]);
+const round = (x: number, d = 3) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null);
+
+const children: Subprocess[] = [];
+process.on("exit", () => {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+});
+process.on("unhandledRejection", (e) => {
+  console.error(e);
+  process.exit(1);
+});
+
+const load0 = loadAverage();
+const t0 = performance.now();
+say(`audio ${audioS.toFixed(1)} s (${CLIPS.length} clips), models ${MODELS_DIR}, model ${MODEL}, load average ${load0}`);
+
+// ── start-up ────────────────────────────────────────────────────────────────
+const svc = await startService();
+const echo = await startEcho();
+say(`start-up: service ${svc.startupMs.toFixed(0)} ms, bare socket ${echo.startupMs.toFixed(0)} ms`);
+/** An account whose plan admits every session the benchmark opens (through the admin API). */
+async function benchKey(base: string): Promise<string> {
+  const admin = createTRPCClient<AdminRouter>({ links: [httpLink({ url: `${base}/admin/trpc`, headers: { authorization: "Bearer bench-admin" } })] });
+  const account = await admin.accountsCreate.mutate({ name: "bench", plan: { maxConcurrentSessions: 10_000 } });
+  return (await admin.keysCreate.mutate({ accountId: account.id })).key;
+}
+const target: Target = { base: svc.base, key: await benchKey(svc.base), model: MODEL };
+const pid = svc.proc.pid;
+const rssStart = rssMb(pid);
+
+// ── warm-up (models loaded), then the idle footprint ────────────────────────
+const warm = await runStreams(target, 1, audioFrames, false);
+const segments = warm[0]!.finals.map((f) => [f.start, f.end] as [number, number]);
+await Bun.sleep(1000);
+Bun.gc?.(true);
+const rssIdle = rssMb(pid);
+say(`warm-up: ${segments.length} finals; RSS at start ${rssStart.toFixed(0)} MB, idle after warm-up ${rssIdle.toFixed(0)} MB`);
+
+// ── bare models on the same audio (a separate process, nothing else running) ─
+const bareProc = Bun.spawn([process.execPath, path.join(import.meta.dir, "bare.ts"), JSON.stringify({ modelsDir: MODELS_DIR, clips: CLIPS, segments, passes: quick ? 2 : 5, model: MODEL })], { stdout: "pipe", stderr: "inherit" });
+const bareOut = (await new Response(bareProc.stdout).text()).trim().split("\n").pop()!;
+await bareProc.exited;
+const bare = JSON.parse(bareOut) as { vad_cpu_s: number; asr_cpu_s: number; audio_s: number; runs: number; engine: string };
+const barePerAudioS = (bare.vad_cpu_s + bare.asr_cpu_s) / bare.audio_s;
+say(`bare models: vad ${bare.vad_cpu_s.toFixed(3)} + ${bare.engine} ${bare.asr_cpu_s.toFixed(3)} cpu-s per ${bare.audio_s.toFixed(1)} audio-s`);
+
+// ── max speed ───────────────────────────────────────────────────────────────
+const max = await cpuDuring(pid, () => runStreams(target, CPU_STREAMS, audioFrames, false, 0));
+const maxPerAudioS = max.cpu / (CPU_STREAMS * audioS);
+say(`max speed, ${CPU_STREAMS} streams: ${max.cpu.toFixed(2)} cpu-s (${maxPerAudioS.toFixed(4)}/audio-s), busiest thread ${(max.busiestShare * 100).toFixed(0)} %`);
+
+// ── bare socket, real time ──────────────────────────────────────────────────
+const echoRun = await cpuDuring(echo.proc.pid, () => runStreams({ base: null, wsUrl: echo.wsUrl, model: MODEL }, CPU_STREAMS, audioFrames, true));
+const echoPerAudioS = echoRun.cpu / (CPU_STREAMS * audioS);
+await stopProc(echo.proc);
+
+// ── real-time ramp: latency per stream count; CPU at CPU_STREAMS ────────────
+interface Step { streams: number; cpu_per_audio_s: number; busiest_thread_share: number; final_p50_ms: number | null; final_p95_ms: number | null; ack_p95_beyond_ms: number | null; finals: number; expected_finals: number; complete: boolean; load: number }
+const steps: Step[] = [];
+let rtPerAudioS = NaN;
+let rtAck: number[] = [];
+let rtAckAfterFinal: number[] = [];
+for (const n of RAMP) {
+  // The ramp stops at the first step that is not sustained (later ones only take longer); the
+  // step of CPU_STREAMS always runs, for the CPU ratio.
+  const last = steps.at(-1);
+  const failed = last && (last.final_p95_ms === null || !last.complete || last.final_p95_ms > 2 * (steps[0]!.final_p95_ms ?? NaN));
+  if (failed && n > CPU_STREAMS) break;
+  const r = await cpuDuring(pid, () => runStreams(target, n, audioFrames, true, 37, DRAIN_MS));
+  const finals = all(r.value, "finalLatencyS");
+  const acks = all(r.value, "ackBeyondS");
+  const step: Step = {
+    streams: n,
+    cpu_per_audio_s: r.cpu / (n * audioS),
+    busiest_thread_share: r.busiestShare,
+    final_p50_ms: round(percentile(finals, 50) * 1000, 0),
+    final_p95_ms: round(percentile(finals, 95) * 1000, 0),
+    ack_p95_beyond_ms: round(percentile(acks, 95) * 1000, 0),
+    finals: finals.length,
+    expected_finals: n * segments.length,
+    complete: r.value.every((x) => x.closeCode === 1000),
+    load: loadAverage(),
+  };
+  steps.push(step);
+  if (n === CPU_STREAMS) {
+    rtPerAudioS = step.cpu_per_audio_s;
+    rtAck = acks;
+    rtAckAfterFinal = all(r.value, "ackAfterFinalS");
+  }
+  say(`real time, ${n} streams: final p50 ${step.final_p50_ms} ms p95 ${step.final_p95_ms} ms, ack p95 beyond ${step.ack_p95_beyond_ms} ms, ${step.finals}/${step.expected_finals} finals, ${(step.cpu_per_audio_s).toFixed(4)} cpu-s/audio-s, busiest thread ${(step.busiest_thread_share * 100).toFixed(0)} %, load ${step.load}`);
+}
+const baseP95 = steps[0]!.final_p95_ms ?? NaN;
+
+let sustained = 0;
+for (const s of steps) {
+  if (s.final_p95_ms === null || !s.complete || s.final_p95_ms > 2 * baseP95) break;
+  sustained = s.streams;
+}
+
+// ── idle sessions ───────────────────────────────────────────────────────────
+const before = rssMb(pid);
+const stopIdle = await openIdle(target, IDLE_SESSIONS);
+await Bun.sleep(500);
+const rssPerSession = (rssMb(pid) - before) / IDLE_SESSIONS;
+await stopIdle();
+say(`${IDLE_SESSIONS} idle sessions: ${rssPerSession.toFixed(3)} MB each`);
+
+// ── memory after the load ───────────────────────────────────────────────────
+await Bun.sleep(3000);
+const rssAfter = rssMb(pid);
+await stopProc(svc.proc);
+rmSync(svc.dataDir, { recursive: true, force: true });
+
+const summary = {
+  cpu_ratio_realtime: round(rtPerAudioS / barePerAudioS),
+  cpu_ratio_max: round(maxPerAudioS / barePerAudioS),
+  overhead_vs_echo: round((rtPerAudioS - barePerAudioS) / echoPerAudioS),
+  streams_sustained: sustained,
+  ack_p95_beyond_utterance_ms: round(percentile(rtAck, 95) * 1000, 0),
+  ack_p95_after_final_ms: round(percentile(rtAckAfterFinal, 95) * 1000, 0),
+  final_p95_beyond_utterance_ms: steps.find((s) => s.streams === CPU_STREAMS)?.final_p95_ms ?? null,
+  endpointing_s: 0.64,
+  rss_after_load_ratio: round(rssAfter / rssIdle),
+  startup_ms: round(svc.startupMs, 0),
+  echo_startup_ms: round(echo.startupMs, 0),
+  service_cpu_per_audio_s_realtime: round(rtPerAudioS, 5),
+  service_cpu_per_audio_s_max: round(maxPerAudioS, 5),
+  bare_cpu_per_audio_s: round(barePerAudioS, 5),
+  bare_vad_cpu_per_audio_s: round(bare.vad_cpu_s / bare.audio_s, 5),
+  echo_cpu_per_audio_s: round(echoPerAudioS, 6),
+  busiest_thread_share_max: round(max.busiestShare),
+  rss_start_mb: round(rssStart, 1),
+  rss_idle_mb: round(rssIdle, 1),
+  rss_after_load_mb: round(rssAfter, 1),
+  rss_per_idle_session_mb: round(rssPerSession),
+  idle_sessions: IDLE_SESSIONS,
+  ramp: steps,
+  engine: bare.engine,
+  audio_s: round(audioS, 2),
+  cpu_streams: CPU_STREAMS,
+  quick,
+  load_average: [load0, loadAverage()],
+  cores: navigator.hardwareConcurrency,
+  seconds: round((performance.now() - t0) / 1000, 1),
+  at: new Date().toISOString(),
+};
+
+const dir = path.join(import.meta.dir, "results");
+mkdirSync(dir, { recursive: true });
+const json = JSON.stringify(summary);
+writeFileSync(path.join(dir, `${summary.at.replace(/[:.]/g, "-")}.json`), JSON.stringify(summary, null, 2) + "\n");
+writeFileSync(path.join(dir, "latest.json"), JSON.stringify(summary, null, 2) + "\n");
+writeFileSync(
+  path.join(dir, "latest.svg"),
+  chart(`live-stt bench ${summary.at.slice(0, 16)} (${quick ? "quick" : "full"}, load ${load0})`, [
+    { label: "CPU ÷ bare models, real time", value: summary.cpu_ratio_realtime ?? NaN, target: 1.3 },
+    { label: "CPU ÷ bare models, max speed", value: summary.cpu_ratio_max ?? NaN, target: 1.3 },
+    { label: "gateway overhead ÷ bare socket", value: summary.overhead_vs_echo ?? NaN, target: 5 },
+    { label: "RSS after load ÷ idle", value: summary.rss_after_load_ratio ?? NaN, target: 1.2 },
+    { label: "start-up (×100 ms)", value: (summary.startup_ms ?? NaN) / 100, target: 3 },
+    { label: "ack p95 beyond utterance (×100 ms)", value: (summary.ack_p95_beyond_utterance_ms ?? NaN) / 100, target: 3 },
+    { label: "real-time streams sustained", value: summary.streams_sustained },
+  ]),
+);
+console.log(json);
+process.exit(0);

@@ -1,0 +1,106 @@
+/**
+ * The Whisper engine on real weights (whisper-base, multilingual; whisper-tiny.en, English only):
+ * language detection with probabilities, the translate task, greedy and beam search, timestamps and
+ * word timings, the custom-vocabulary prompt, and no text on silence or noise.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import path from "node:path";
+import { readWavFile } from "../../workers/dsp/wav.ts";
+import { WhisperEngine, type WhisperTranscribeRequest } from "../../workers/engines/whisper/index.ts";
+import { mulberry32 } from "../../workers/util/prng.ts";
+import { sharedAudio } from "../helpers/server.ts";
+import { modelsDir, requireWeights } from "./models.ts";
+import { referenceTexts } from "./stream.ts";
+import { wordErrorRate } from "./wer.ts";
+
+const ready = requireWeights("whisper-tiny.en", "whisper-base");
+const clip = (name: string) => readWavFile(path.join(sharedAudio, name)).samples;
+let base: WhisperEngine;
+let tiny: WhisperEngine;
+let references: Map<string, string>;
+
+beforeAll(async () => {
+  if (!ready) return;
+  references = await referenceTexts(sharedAudio);
+  const assetsDir = path.join(modelsDir, "whisper-assets");
+  [base, tiny] = await Promise.all([
+    WhisperEngine.load({ modelDir: path.join(modelsDir, "whisper-base"), assetsDir, name: "whisper-base", preferQuantized: "encoder" }),
+    WhisperEngine.load({ modelDir: path.join(modelsDir, "whisper-tiny.en"), assetsDir, name: "whisper-tiny.en", preferQuantized: "encoder" }),
+  ]);
+});
+afterAll(async () => {
+  await base?.dispose();
+  await tiny?.dispose();
+});
+
+describe.skipIf(!ready)("Whisper engine on real weights", () => {
+  test("language detection: probabilities over the model's languages, the spoken one first; candidates restrict it", async () => {
+    const probs = await base.detectLanguage!(clip("leopard_test_de.wav"));
+    expect(probs.length).toBe(99);
+    expect(probs.reduce((s, p) => s + p.probability, 0)).toBeCloseTo(1, 3);
+    expect(probs[0]!.language).toBe("de");
+    expect(probs[0]!.probability).toBeGreaterThan(0.5);
+    const restricted = await base.detectLanguage!(clip("leopard_test_de.wav"), ["fr", "es"]);
+    expect(restricted.map((p) => p.language).sort()).toEqual(["es", "fr"]);
+    expect(await tiny.detectLanguage!(clip("leopard_test_de.wav"))).toEqual([{ language: "en", probability: 1 }]);
+  }, 60_000);
+
+  test("translate task: French speech comes out in English", async () => {
+    const r = await base.transcribe({ audio: clip("leopard_test_fr.wav"), partial: false, task: "translate" });
+    console.log(`translate fr→en: «${r.text}»`);
+    expect(r.language).toBe("fr");
+    expect(r.languageProbabilities?.[0]).toMatchObject({ language: "fr" });
+    expect(r.text).toMatch(/\bthe\b/i);
+    expect(r.text).toMatch(/consul/i);
+    expect(r.text).not.toMatch(/\b(le|des|et)\b/i);
+    await expect(tiny.transcribe({ audio: clip("jfk.wav"), partial: false, task: "translate" })).rejects.toThrow(/English-only/);
+  }, 60_000);
+
+  test("greedy and beam search both transcribe jfk.wav; segments and word timings are ordered and inside the audio", async () => {
+    const audio = clip("jfk.wav");
+    for (const beamSize of [1, 5]) {
+      const r = await tiny.transcribe({ audio, partial: false, decoding: { beamSize } } as WhisperTranscribeRequest);
+      const wer = wordErrorRate(references.get("jfk.wav")!, r.text);
+      console.log(`jfk tiny.en beam ${beamSize}: WER ${(wer * 100).toFixed(1)} %`);
+      expect(wer).toBeLessThanOrEqual(0.1);
+      expect(r.segments.length).toBeGreaterThan(0);
+      let last = 0;
+      for (const s of r.segments) {
+        expect(s.start).toBeGreaterThanOrEqual(last - 1e-6);
+        expect(s.end).toBeGreaterThanOrEqual(s.start);
+        expect(s.end).toBeLessThanOrEqual(11 + 1e-6);
+        last = s.start;
+      }
+      let prev = 0;
+      for (const w of r.words) {
+        expect(w.start).toBeGreaterThanOrEqual(prev - 1e-6);
+        expect(w.end).toBeGreaterThanOrEqual(w.start);
+        expect(w.confidence).toBeGreaterThan(0);
+        expect(w.confidence).toBeLessThanOrEqual(1);
+        prev = w.end;
+      }
+      expect(r.words.map((w) => w.word).join(" ")).toBe(r.text);
+    }
+  }, 120_000);
+
+  test("custom vocabulary: a spelling given in the prompt is adopted, without dropping words", async () => {
+    // (The session's path to the same prompt, on whisper-base, is in transcription.test.ts.)
+    const audio = clip("leopard_test.wav");
+    const plain = await tiny.transcribe({ audio, partial: false });
+    expect(plain.text).toContain("Quilter");
+    const hinted = await tiny.transcribe({ audio, partial: false, vocabulary: [{ phrase: "Kwilter", intensity: 0.5 }] });
+    expect(hinted.text).toContain("Mr. Kwilter");
+    expect(wordErrorRate(plain.text, hinted.text)).toBeLessThanOrEqual(1 / 16 + 1e-9); // only that word changes
+  }, 120_000);
+
+  test("silence and noise give no text", async () => {
+    for (const engine of [base, tiny]) {
+      const silent = await engine.transcribe({ audio: new Float32Array(5 * 16000), partial: false });
+      expect(silent).toMatchObject({ text: "", noSpeech: true });
+    }
+    // White noise runs the whole temperature fallback (the costly case): checked on the small model.
+    const random = mulberry32(7);
+    const noise = Float32Array.from({ length: 5 * 16000 }, () => (random() * 2 - 1) * 0.1);
+    expect((await tiny.transcribe({ audio: noise, partial: false })).text).toBe("");
+  }, 120_000);
+});

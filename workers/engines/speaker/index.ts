@@ -1,0 +1,43 @@
+/** The speaker encoder of a models directory: whether it is installed, and one loaded instance per path. */
+import { join } from "node:path";
+import { catalogueEntry, isInstalled, SPEAKER_FILE, SPEAKER_ID } from "../../catalogue/index.ts";
+import { DEFAULT_SPEAKER_THRESHOLD, OnlineSpeakerClustering } from "./cluster.ts";
+import { SpeakerEncoder } from "./encoder.ts";
+
+export { SpeakerEncoder, cosine } from "./encoder.ts";
+export { OnlineSpeakerClustering, DEFAULT_SPEAKER_THRESHOLD } from "./cluster.ts";
+
+/** True when `models pull resemblyzer-speaker` has installed the encoder in `modelsDir`. */
+export function speakerModelInstalled(modelsDir: string): boolean {
+  return isInstalled(catalogueEntry(SPEAKER_ID)!, modelsDir);
+}
+
+const loaded = new Map<string, Promise<SpeakerEncoder>>();
+
+/** The speaker encoder of `modelsDir`, loaded once per process; null when it is not installed. */
+export function loadSpeakerEncoder(modelsDir: string): Promise<SpeakerEncoder> | null {
+  if (!speakerModelInstalled(modelsDir)) return null;
+  const path = join(modelsDir, SPEAKER_FILE);
+  let p = loaded.get(path);
+  if (!p) {
+    p = SpeakerEncoder.load(path);
+    p.catch(() => loaded.delete(path));
+    loaded.set(path, p);
+  }
+  return p;
+}
+
+/** Speakers of one session: each utterance's voice print, clustered online (see cluster.ts). */
+export interface SpeakerLabeller {
+  /** The zero-based speaker of an utterance's 16 kHz audio (call in the order utterances end). */
+  label(audio: Float32Array): Promise<number>;
+}
+
+export function createSpeakerLabeller(encoder: SpeakerEncoder, config: { number_of_speakers?: number | null; max_speakers?: number | null } | null | undefined): SpeakerLabeller {
+  const clustering = new OnlineSpeakerClustering({
+    threshold: DEFAULT_SPEAKER_THRESHOLD,
+    numberOfSpeakers: config?.number_of_speakers ?? null,
+    maxSpeakers: config?.max_speakers ?? null,
+  });
+  return { label: async (audio) => clustering.assign(await encoder.embed(audio), audio.length / 16000) };
+}

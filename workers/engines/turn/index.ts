@@ -1,0 +1,28 @@
+/** The end-of-turn model of a models directory: whether it is installed, and one loaded instance per path. */
+import { join } from "node:path";
+import { catalogueEntry, isInstalled, SMART_TURN_FILE, SMART_TURN_ID } from "../../catalogue/index.ts";
+import { SmartTurn } from "./smart-turn.ts";
+
+export { SmartTurn, turnFeatures } from "./smart-turn.ts";
+export { EndOfTurnDetector, type EndOfTurnSettings, type TurnEvent, type TurnEnd, type TurnScore } from "./detector.ts";
+export { createTurnChannel, type TurnChannel } from "./channel.ts";
+
+/** True when `models pull smart-turn-v3` has installed the model in `modelsDir`. */
+export function turnModelInstalled(modelsDir: string): boolean {
+  return isInstalled(catalogueEntry(SMART_TURN_ID)!, modelsDir);
+}
+
+const loaded = new Map<string, Promise<SmartTurn>>();
+
+/** The turn model of `modelsDir`, loaded once per process; null when it is not installed. */
+export function loadTurnModel(modelsDir: string): Promise<SmartTurn> | null {
+  if (!turnModelInstalled(modelsDir)) return null;
+  const path = join(modelsDir, SMART_TURN_FILE);
+  let p = loaded.get(path);
+  if (!p) {
+    p = SmartTurn.load(path);
+    p.catch(() => loaded.delete(path));
+    loaded.set(path, p);
+  }
+  return p;
+}
