@@ -96,7 +96,8 @@ describe("streamed partials and finals on Whisper tiny.en", () => {
       for (const later of [...texts.slice(i + 1), finalWords]) expect(startsWith(later, agreed)).toBe(true);
     }
     expect(committed.length).toBeGreaterThan(3);
-    expect(finalWords.length).toBeGreaterThan(committed.length);
+    // Committed words plus the tail (empty when the partials in the pause already committed everything).
+    expect(finalWords.length).toBeGreaterThanOrEqual(committed.length);
     // The final is accurate: at most one word in twenty differs from the reference.
     const wrong = reference.filter((w, i) => finalWords[i] !== w).length + Math.abs(finalWords.length - reference.length);
     expect(wrong / reference.length).toBeLessThanOrEqual(0.05);
