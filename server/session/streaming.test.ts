@@ -44,8 +44,12 @@ describe("agreement helpers", () => {
   test("alignToCommitted skips the committed words a new decode repeats", () => {
     const committed = words("and so my");
     expect(alignToCommitted(words("And so, my fellow"), committed)).toBe(3);
-    // The decode re-spells an early committed word: aligned on the last two committed words.
+    // The decode re-spells an early committed word: aligned on the last committed words.
     expect(alignToCommitted(words("an so my fellow"), committed)).toBe(3);
+    // It re-spells one of the last ones: still aligned after "not", nothing of the new text skipped.
+    expect(alignToCommitted(words("And so my fellow Americans, ask not what you are"), words("And so my fellow Americans. asked not"))).toBe(7);
+    // It drops a committed word.
+    expect(alignToCommitted(words("and so fellow Americans ask"), words("and so my fellow Americans"))).toBe(4);
     // Nothing to match on: by time (midpoints up to the last committed word's end, 3 s).
     expect(alignToCommitted([w("x", 0, 1), w("y", 1, 2.9), w("z", 3, 4)], committed)).toBe(2);
     expect(alignToCommitted(words("fellow"), [])).toBe(0);

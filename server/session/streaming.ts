@@ -113,18 +113,26 @@ export function agreedPrefix(hypotheses: WordTiming[][]): number {
 
 /**
  * How many leading words of a new decode of the buffer stand for the `committed` words already in
- * it: the committed words themselves when the decode repeats them, else the position just after
- * the last committed word (matched on its last two words), else by time.
+ * it: the committed words themselves when the decode repeats them; else the cut, within three words
+ * of that count, after which the decode best matches the last three committed words (a decode may
+ * re-spell or drop a committed word); else, with no match at all, by time.
  */
 export function alignToCommitted(words: WordTiming[], committed: WordTiming[]): number {
   const n = committed.length;
   if (n === 0) return 0;
   if (words.length >= n && committed.every((c, i) => same(c, words[i]!))) return n;
-  const last = committed[n - 1]!;
-  const before = committed[n - 2];
-  for (let j = Math.min(words.length - 1, n + 2); j >= 0; j--) {
-    if (same(words[j]!, last) && (before === undefined || (j > 0 && same(words[j - 1]!, before)))) return j + 1;
+  let best = -1;
+  let bestScore = 0;
+  for (let j = Math.max(1, n - 3); j <= Math.min(words.length, n + 3); j++) {
+    let score = 0;
+    for (let i = 1; i <= Math.min(3, n, j); i++) if (same(words[j - i]!, committed[n - i]!)) score += i === 1 ? 1.5 : 1;
+    if (score > bestScore || (score === bestScore && score > 0 && Math.abs(j - n) < Math.abs(best - n))) {
+      best = j;
+      bestScore = score;
+    }
   }
+  if (best >= 0) return best;
+  const last = committed[n - 1]!;
   let k = 0;
   while (k < words.length && (words[k]!.start + words[k]!.end) / 2 <= last.end) k++;
   return k;
