@@ -1,8 +1,9 @@
 /**
  * Queue overhead benchmark: latency of one transcription (sequential calls, p50/p95) and
  * throughput of a burst, in embedded mode (InProcessCoordinator) and in distributed mode
- * (RedisCoordinator + worker processes on a private redis-server), on the spelling clips.
- * Usage: `bun bench/queue/run.ts [calls] [workers]` (defaults 200, 2; MODELS_DIR defaults to ../shared/models).
+ * (RedisCoordinator + worker processes on a private redis-server), on short word clips served by
+ * whisper-tiny.en (trantoria-1; `MODELS_DIR` or ./models, see test/helpers/models.ts).
+ * Usage: `bun bench/queue/run.ts [calls] [workers]` (defaults 20, 2: each call encodes a 30 s window).
  */
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import { RedisCoordinator } from "../../workers/coordinator/redis.ts";
@@ -10,7 +11,7 @@ import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
 import { startRedis, uniquePrefix } from "../../test/distributed/redis.ts";
 import { CLIPS, MODELS_DIR, spawnWorker } from "../../test/distributed/workers.ts";
 
-const CALLS = Number(process.argv[2] ?? 200);
+const CALLS = Number(process.argv[2] ?? 20);
 const WORKERS = Number(process.argv[3] ?? 2);
 
 function percentile(sorted: number[], p: number): number {

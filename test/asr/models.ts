@@ -2,24 +2,11 @@
  * Where the real-weight tests and `bench/wer` find Whisper weights: `MODELS_DIR` (what CI's
  * bootstrap fills) or `./models`, with the catalogue's layout (`bun run models -- pull <id>`).
  * The session pipeline's VAD comes from the same directory when it holds one, else from
- * `../shared/models`.
+ * `../shared/models` (see test/helpers/models.ts).
  */
-import { existsSync } from "node:fs";
-import path from "node:path";
-import { isInstalled } from "../../workers/catalogue/capabilities.ts";
-import { catalogueEntry } from "../../workers/catalogue/entries.ts";
-import { sharedModels } from "../helpers/server.ts";
+import { installed, modelsDir, vadModelsDir } from "../helpers/models.ts";
 
-export const modelsDir = path.resolve(process.env.MODELS_DIR ?? path.join(import.meta.dir, "../../models"));
-
-/** True when the catalogue entry's files are in `modelsDir`. */
-export function installed(id: string): boolean {
-  const entry = catalogueEntry(id);
-  return entry !== undefined && isInstalled(entry, modelsDir);
-}
-
-/** Directory whose `silero-vad/` the service uses. */
-export const vadModelsDir = existsSync(path.join(modelsDir, "silero-vad", "silero_vad.onnx")) ? modelsDir : sharedModels;
+export { installed, modelsDir, vadModelsDir };
 
 /**
  * Whether tests needing `ids` run: they do when the weights are installed; when they are not, CI

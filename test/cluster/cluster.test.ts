@@ -9,15 +9,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { formatReport } from "../../conformance/report.ts";
 import { runSuite } from "../../conformance/run.ts";
 import { validateLiveSession, validateLiveSessionInitResponse } from "../../generated/validators.ts";
-import { chunks, createSession, outcome, ResumingClient, spellingSamples, startPipelineService, toPcm16 } from "../pipeline/helpers.ts";
+import { chunks, createSession, outcome, ResumingClient, spellingSamples, startPipelineService, toPcm16, words } from "../pipeline/helpers.ts";
 import { completedJobs, getSession, onGateway, postSession, startCluster, type Cluster, type GatewayProcess } from "./harness.ts";
 
-const TOKENS = ["a", "b", "c", "zero"];
+const TOKENS = ["a", "b", "zero"] as const;
 const init = { model: "trantoria-1", language_config: { languages: ["en"] }, messages_config: { receive_acknowledgments: true } };
-/** Four different streams: the clips in four rotations. */
+/** Three different streams: the word clips in three rotations. */
 const ORDERS = TOKENS.map((_, r) => [...TOKENS.slice(r), ...TOKENS.slice(0, r)]);
 const STREAMS = ORDERS.map((order) => chunks(toPcm16(spellingSamples(order)), 3200));
-const SESSIONS = 20;
+const SESSIONS = 8;
 
 let cluster: Cluster;
 const references: ReturnType<typeof outcome>[] = [];
@@ -39,10 +39,10 @@ beforeAll(async () => {
     await svc.stop();
   }
   cluster = await startCluster({ gateways: 2, workers: 2, name: "cluster" });
-  // The bootstrap account's default plan allows 10 open sessions; this test runs 20 at once.
+  // The bootstrap account's default plan allows 10 open sessions; this test may run more at once.
   const bootstrap = (await cluster.admin().accountsList.query()).find((a) => a.name === "default")!;
   await cluster.admin().planSet.mutate({ accountId: bootstrap.id, maxConcurrentSessions: 100 });
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   await cluster?.stop();
@@ -50,10 +50,10 @@ afterAll(async () => {
 
 describe("two gateways, two workers, one Redis", () => {
   test("the embedded reference transcribes every clip of every stream", () => {
-    expect(references.map((r) => r.finals.map((f) => f[1]))).toEqual(ORDERS);
+    expect(references.map((r) => r.finals.map((f) => words(f[1] as string)))).toEqual(ORDERS);
   });
 
-  test("20 concurrent sessions over both gateways: same finals, transcript and duration as embedded; visible from both gateways", async () => {
+  test("8 concurrent sessions over both gateways: same finals, transcript and duration as embedded; visible from both gateways", async () => {
     const [g1, g2] = cluster.gateways as [GatewayProcess, GatewayProcess];
     const runs = await Promise.all(
       Array.from({ length: SESSIONS }, async (_, i) => {
@@ -74,7 +74,7 @@ describe("two gateways, two workers, one Redis", () => {
           if (k % 10 === 9) await Bun.sleep(5); // interleave the sessions' streams
         }
         c.stop();
-        const ended = await Promise.race([c.done.then(() => true), Bun.sleep(80_000).then(() => false)]);
+        const ended = await Promise.race([c.done.then(() => true), Bun.sleep(150_000).then(() => false)]);
         return { i, id: created.id, client: c, ended };
       }),
     );
@@ -94,10 +94,10 @@ describe("two gateways, two workers, one Redis", () => {
       expect(b.status).toBe(200);
       expect(validateLiveSession(a.body)).toBe(true);
       expect(a.body.status).toBe("done");
-      expect(a.body.result?.transcription?.full_transcript).toBe(reference.result);
+      expect(words(a.body.result?.transcription?.full_transcript ?? "")).toBe(reference.result);
       expect(b.body).toEqual(a.body);
     }
-  }, 100_000);
+  }, 180_000);
 
   test("the conformance suite passes against a gateway of the cluster (Redis store, remote workers)", async () => {
     const admin = cluster.admin();

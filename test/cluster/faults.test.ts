@@ -11,13 +11,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createClient } from "redis";
-import { chunks, outcome, ResumingClient, spellingSamples, toPcm16 } from "../pipeline/helpers.ts";
+import { chunks, outcome, ResumingClient, spellingSamples, toPcm16, words } from "../pipeline/helpers.ts";
 import { eventually } from "../distributed/workers.ts";
 import { getSession, onGateway, postSession, startCluster, type Cluster, type GatewayProcess } from "./harness.ts";
 
-const TOKENS = ["a", "b", "c", "zero"];
+const TOKENS = ["a", "b", "zero"] as const;
 const init = { model: "trantoria-1", language_config: { languages: ["en"] }, messages_config: { receive_acknowledgments: true } };
-const pcm = toPcm16(spellingSamples(TOKENS));
+const pcm = toPcm16(spellingSamples([...TOKENS]));
 const frames = chunks(pcm, 3200);
 const half = Math.floor(frames.length / 2);
 /** Workers of the worker-failure test hold every job this long, so one is surely mid-job when killed. */
@@ -76,8 +76,8 @@ async function finish(c: ResumingClient, timeoutMs: number): Promise<number> {
 
 /** Outcomes must be equal; utterance bounds may move a little when the VAD restarted on another gateway. */
 function expectSameAs(got: ReturnType<typeof outcome>, resumed: boolean) {
-  expect(got.finals.map((f) => f[1])).toEqual(TOKENS);
-  expect(got.result).toBe(reference.result);
+  expect(got.finals.map((f) => words(f[1] as string))).toEqual([...TOKENS]);
+  expect(got.result).toBe(reference.result); // words only: see outcome()
   expect(got.duration).toBe(reference.duration);
   if (!resumed) {
     expect(got.finals).toEqual(reference.finals);
@@ -90,12 +90,12 @@ function expectSameAs(got: ReturnType<typeof outcome>, resumed: boolean) {
   });
 }
 
-/** The session is stored done with the reference transcript, as every live gateway sees it. */
+/** The session is stored done with the reference transcript's words, as every live gateway sees it. */
 async function expectStoredDone(id: string) {
   for (const g of cluster.gateways.filter((x) => x.alive())) {
     const { status, body } = await getSession(g, id);
     expect({ gateway: g.id, status, session: body?.status }).toEqual({ gateway: g.id, status: 200, session: "done" });
-    expect(body.result?.transcription?.full_transcript).toBe(reference.result);
+    expect(words(body.result?.transcription?.full_transcript ?? "")).toBe(reference.result);
   }
 }
 
@@ -121,7 +121,7 @@ afterAll(async () => {
 
 describe("faults", () => {
   test("the uninterrupted run transcribes every clip", () => {
-    expect(reference.finals.map((f) => f[1])).toEqual(TOKENS);
+    expect(reference.finals.map((f) => words(f[1] as string))).toEqual([...TOKENS]);
     expect(reference.duration).toBeCloseTo(pcm.length / 32000, 2);
   });
 

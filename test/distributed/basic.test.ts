@@ -1,13 +1,13 @@
 /**
  * Distributed mode end to end: a gateway-side RedisCoordinator and two real worker processes on a
- * private redis-server, transcribing the real spelling clips.
+ * private redis-server, transcribing short real word clips with whisper-tiny.en.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisCoordinator } from "../../workers/coordinator/redis.ts";
 import { attachSource, scrape } from "../../server/metrics/index.ts";
 import { NoEndpointError } from "../../workers/coordinator/types.ts";
 import { startRedis, uniquePrefix, type TestRedis } from "./redis.ts";
-import { CLIPS, eventually, spawnWorker, type WorkerProcess } from "./workers.ts";
+import { CLIPS, eventually, spawnWorker, words, type WorkerProcess } from "./workers.ts";
 
 let redis: TestRedis;
 let gateway: RedisCoordinator;
@@ -22,10 +22,10 @@ beforeAll(async () => {
     spawnWorker({ redisUrl: redis.url, prefix, id: "w2", concurrency: 2 }),
   ]);
   workers.push(w1, w2);
-  gateway = await RedisCoordinator.create({ url: redis.url, prefix, gatewayId: "gw-basic", registryRefreshMs: 100, queueLimit: 64,
+  gateway = await RedisCoordinator.create({ url: redis.url, prefix, gatewayId: "gw-basic", registryRefreshMs: 100, queueLimit: 64, jobTimeoutMs: 150_000,
     onReply: (r) => answeredBy.set(r.worker, (answeredBy.get(r.worker) ?? 0) + 1),
   });
-}, 30_000);
+}, 90_000);
 
 afterAll(async () => {
   if (process.env.DEBUG_WORKERS) for (const w of workers) console.log(w.id, w.output());
@@ -38,42 +38,42 @@ describe("distributed inference", () => {
   test("capabilities are the live workers' models", async () => {
     const caps = await gateway.capabilities();
     expect(caps.map((c) => c.model)).toEqual(["trantoria-1"]);
-    expect(caps[0].engine).toBe("moonshine-micro-spelling");
+    expect(caps[0].engine).toBe("whisper-tiny.en");
     expect(caps[0].languages).toContain("en");
-  }, 20_000);
+  }, 90_000);
 
   test("many concurrent jobs come back correct and are spread over both workers", async () => {
-    const jobs = Array.from({ length: 24 }, (_, i) => CLIPS[i % CLIPS.length]);
+    const jobs = Array.from({ length: 8 }, (_, i) => CLIPS[i % CLIPS.length]);
     answeredBy.clear();
     const results = await Promise.all(
       jobs.map((clip, i) =>
         gateway.transcribe({ sessionId: "s-many", utteranceId: `0:${i}`, seq: 1, model: "trantoria-1", request: { audio: clip.audio, partial: false, languages: ["en"] } }),
       ),
     );
-    expect(results.map((r) => r.text)).toEqual(jobs.map((c) => c.token));
+    expect(results.map((r) => words(r.text))).toEqual(jobs.map((c) => c.token));
     expect(answeredBy.get("w1") ?? 0).toBeGreaterThan(0);
     expect(answeredBy.get("w2") ?? 0).toBeGreaterThan(0);
     expect((answeredBy.get("w1") ?? 0) + (answeredBy.get("w2") ?? 0)).toBe(jobs.length);
-  }, 20_000);
+  }, 180_000); // four engines load at once on the first jobs
 
   test("concurrent calls for one (session, utterance, seq) share a single job", async () => {
     const job = { sessionId: "s-dup", utteranceId: "0:0", seq: 3, model: "trantoria-1" as const, request: { audio: CLIPS[1].audio, partial: false } };
     const [a, b] = await Promise.all([gateway.transcribe(job), gateway.transcribe(job)]);
-    expect(a.text).toBe("b");
+    expect(words(a.text)).toBe("b");
     expect(b).toBe(a);
-  }, 20_000);
+  }, 90_000);
 
   test("a model no worker serves is refused with NoEndpointError", async () => {
     const job = { sessionId: "s-x", utteranceId: "0:0", seq: 1, model: "solaria-1" as const, request: { audio: CLIPS[0].audio, partial: false } };
     await expect(gateway.transcribe(job)).rejects.toBeInstanceOf(NoEndpointError);
     const lang = { ...job, model: "trantoria-1" as const, request: { ...job.request, languages: ["xx"] } };
     await expect(gateway.transcribe(lang)).rejects.toBeInstanceOf(NoEndpointError);
-  }, 20_000);
+  }, 90_000);
 
   test("bad input is rejected with a clear error", async () => {
     const bad = { sessionId: "s", utteranceId: "0", seq: 1, model: "trantoria-1" as const, request: { audio: [1, 2] as unknown as Float32Array, partial: false } };
     await expect(gateway.transcribe(bad)).rejects.toThrow(/Float32Array/);
-  }, 20_000);
+  }, 90_000);
 
   test("metrics show the workers and an empty queue; Prometheus text renders them", async () => {
     // a worker acknowledges just after answering: wait for the last acknowledgement
@@ -89,6 +89,6 @@ describe("distributed inference", () => {
     expect(text).toContain('stt_inference_queue_depth{gateway="gw-basic",model="trantoria-1"} 0');
     expect(text).toContain('stt_inference_capacity_slots{gateway="gw-basic",model="trantoria-1"} 4');
     expect(text).toContain("# TYPE stt_inference_dead_lettered_total counter");
-  }, 20_000);
+  }, 90_000);
 });
 

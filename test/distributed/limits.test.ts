@@ -4,7 +4,7 @@
  * the queue bound is refused with NoCapacityError at once while admitted jobs complete.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "redis";
@@ -12,7 +12,7 @@ import { RedisCoordinator } from "../../workers/coordinator/redis.ts";
 import { NoCapacityError } from "../../workers/coordinator/types.ts";
 import { InferenceFailedError } from "../../workers/distributed/errors.ts";
 import { startRedis, uniquePrefix, type TestRedis } from "./redis.ts";
-import { CLIPS, eventually, MODELS_DIR, spawnWorker, type WorkerProcess } from "./workers.ts";
+import { CLIPS, eventually, MODELS_DIR, spawnWorker, words, type WorkerProcess } from "./workers.ts";
 
 let redis: TestRedis;
 let probe: ReturnType<typeof createClient>;
@@ -27,10 +27,14 @@ beforeAll(async () => {
   // A models directory whose recognizer file is corrupt: the worker advertises trantoria-1 but
   // every attempt to load the engine fails.
   brokenModels = mkdtempSync(join(tmpdir(), "stt-broken-models-"));
-  mkdirSync(join(brokenModels, "moonshine-micro"));
-  copyFileSync(join(MODELS_DIR, "moonshine-micro/spelling_cnn_meta.json"), join(brokenModels, "moonshine-micro/spelling_cnn_meta.json"));
-  writeFileSync(join(brokenModels, "moonshine-micro/spelling_cnn_mel.onnx"), "this is not an onnx model");
-}, 30_000);
+  symlinkSync(join(MODELS_DIR, "whisper-assets"), join(brokenModels, "whisper-assets"));
+  const tiny = join(brokenModels, "whisper-tiny.en");
+  mkdirSync(tiny);
+  for (const f of readdirSync(join(MODELS_DIR, "whisper-tiny.en"))) {
+    if (f.endsWith(".onnx")) writeFileSync(join(tiny, f), "this is not an onnx model");
+    else symlinkSync(join(MODELS_DIR, "whisper-tiny.en", f), join(tiny, f));
+  }
+}, 90_000);
 
 afterAll(async () => {
   await Promise.all(gateways.map((g) => g.close()));
@@ -74,7 +78,7 @@ describe("poison jobs", () => {
     await Bun.sleep(1500);
     expect(attempts()).toBe(3);
     await broken.kill("SIGKILL");
-  }, 20_000);
+  }, 90_000);
 
   test("a malformed job entry is dead-lettered at once without retries", async () => {
     const prefix = uniquePrefix("malformed");
@@ -86,7 +90,7 @@ describe("poison jobs", () => {
     expect(entry.message.reason).toMatch(/malformed job: job meta is not JSON/);
     expect(await probe.xLen(`${prefix}:jobs:trantoria-1`)).toBe(0);
     await worker.kill("SIGTERM");
-  }, 20_000);
+  }, 90_000);
 });
 
 describe("admission", () => {
@@ -113,14 +117,14 @@ describe("admission", () => {
     expect(completed).toHaveLength(2);
     expect(refused).toHaveLength(6);
     for (const r of refused) expect((r as { error: unknown }).error).toBeInstanceOf(NoCapacityError);
-    for (const c of completed) expect((c as { text: string }).text).toBe((c as { expected: string }).expected);
+    for (const c of completed) expect(words((c as { text: string }).text)).toBe((c as { expected: string }).expected);
     // refusals come back at once, before any admitted job (each held 300 ms by the worker) completes
     expect(order.slice(0, 6)).toEqual(Array(6).fill("refused"));
 
     const m = await gateway.metrics();
     expect(m.pendingCalls).toBe(0);
     expect(m.models[0]).toMatchObject({ model: "trantoria-1", depth: 0, capacity: 1, workers: 1 });
-  }, 20_000);
+  }, 90_000);
 
   test("while a job runs, metrics show it in flight with its age", async () => {
     const prefix = uniquePrefix("inflight");
@@ -135,6 +139,6 @@ describe("admission", () => {
     expect(m.pendingCalls).toBe(2);
     expect(m.models[0]).toMatchObject({ depth: 2, inFlight: 1, waiting: 1 });
     expect(m.models[0].oldestAgeMs).toBeGreaterThanOrEqual(300);
-    expect((await Promise.all(calls)).map((r) => r.text)).toEqual(["a", "b"]);
-  }, 20_000);
+    expect((await Promise.all(calls)).map((r) => words(r.text))).toEqual(["a", "b"]);
+  }, 90_000);
 });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisCoordinator } from "../../workers/coordinator/redis.ts";
 import { startRedis, uniquePrefix, type TestRedis } from "./redis.ts";
-import { CLIPS, eventually, spawnWorker, type WorkerProcess } from "./workers.ts";
+import { CLIPS, eventually, spawnWorker, words, type WorkerProcess } from "./workers.ts";
 
 let redis: TestRedis;
 let gateway: RedisCoordinator;
@@ -17,8 +17,8 @@ beforeAll(async () => {
   redis = await startRedis();
   // Each job is held 400 ms so several are mid-flight when Redis disappears.
   workers.push(await spawnWorker({ redisUrl: redis.url, prefix, id: "steady", concurrency: 2, env: { WORKER_JOB_DELAY_MS: "400" } }));
-  gateway = await RedisCoordinator.create({ url: redis.url, prefix, registryRefreshMs: 100, jobTimeoutMs: 30_000 });
-}, 30_000);
+  gateway = await RedisCoordinator.create({ url: redis.url, prefix, registryRefreshMs: 100, jobTimeoutMs: 60_000 });
+}, 90_000);
 
 afterAll(async () => {
   if (process.env.DEBUG_WORKERS) for (const w of workers) console.log(w.id, w.output());
@@ -52,7 +52,7 @@ describe.skipIf(!!process.env.REDIS_URL)("redis outage", () => {
     await redis.start();
 
     const results = await Promise.all(calls.map((c) => c.call));
-    expect(results.map((r) => r.text)).toEqual(calls.map((c) => c.expected));
+    expect(results.map((r) => words(r.text))).toEqual(calls.map((c) => c.expected));
     expect(before).toBeLessThan(calls.length);
     const m = await gateway.metrics();
     expect(m.resent).toBeGreaterThan(0);
@@ -61,9 +61,9 @@ describe.skipIf(!!process.env.REDIS_URL)("redis outage", () => {
     expect(m.workers).toBe(1);
     await eventually(async () => (await gateway.metrics()).models[0]?.depth === 0, 5000, "the queue to drain");
     // and new work flows as usual
-    const after = await gateway.transcribe({ sessionId: "s-restart", utteranceId: "1:0", seq: 1, model: "trantoria-1", request: { audio: CLIPS[3].audio, partial: false } });
-    expect(after.text).toBe("zero");
-  }, 30_000);
+    const after = await gateway.transcribe({ sessionId: "s-restart", utteranceId: "1:0", seq: 1, model: "trantoria-1", request: { audio: CLIPS[2].audio, partial: false } });
+    expect(words(after.text)).toBe("zero");
+  }, 90_000);
 
   test("Redis frozen (SIGSTOP) for 2 s: calls stall, then complete", async () => {
     const calls = burst("s-freeze", 4);
@@ -75,6 +75,6 @@ describe.skipIf(!!process.env.REDIS_URL)("redis outage", () => {
     expect(settled).toBeLessThan(calls.length);
     redis.resume();
     const results = await Promise.all(calls.map((c) => c.call));
-    expect(results.map((r) => r.text)).toEqual(calls.map((c) => c.expected));
-  }, 20_000);
+    expect(results.map((r) => words(r.text))).toEqual(calls.map((c) => c.expected));
+  }, 90_000);
 });

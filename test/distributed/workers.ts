@@ -1,19 +1,24 @@
 /**
  * Test helper: real worker processes (`bun workers/main.ts`) with short heartbeat and claim
- * timings, and the real spelling clips with their expected tokens.
+ * timings, the installed whisper-tiny.en serving trantoria-1, and short real word clips with the
+ * word each one is (compare with `words()`).
  */
 import type { Subprocess } from "bun";
 import { resolve } from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
+import { englishModelsDir, repoDir, sharedAudio, sharedDir } from "../helpers/models.ts";
 
-export const REPO = resolve(import.meta.dir, "../..");
-export const SHARED = resolve(REPO, "../shared");
-export const MODELS_DIR = resolve(SHARED, "models");
+export { words } from "../helpers/text.ts";
 
-/** The spelling clips and the token each one is. */
-export const CLIPS = (["a", "b", "c", "zero"] as const).map((token) => ({
+export const REPO = repoDir;
+export const SHARED = sharedDir;
+/** Serves trantoria-1 with whisper-tiny.en (links to the installed models). */
+export const MODELS_DIR = englishModelsDir();
+
+/** Word clips whisper-tiny.en hears as the word (`words(text) === token`), and that word. */
+export const CLIPS = (["a", "b", "zero"] as const).map((token) => ({
   token,
-  audio: readWavFile(resolve(SHARED, `audio/spelling/${token}.wav`)).samples,
+  audio: readWavFile(resolve(sharedAudio, `spelling/${token}.wav`)).samples,
 }));
 
 /** Short timings so takeovers and registry changes happen within a second or two. */

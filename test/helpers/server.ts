@@ -1,4 +1,7 @@
-/** Starts a real service on a free port with a temporary DATA_DIR, the shared models and a manual clock. */
+/**
+ * Starts a real service on a free port with a temporary DATA_DIR, a manual clock and, unless told
+ * otherwise, the installed whisper-tiny.en serving trantoria-1 (`englishModelsDir()`).
+ */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -9,9 +12,9 @@ import { startServer, type RunningServer } from "../../server/server.ts";
 import type { Plan, Scope } from "../../server/store/types.ts";
 import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
 
-export const sharedDir = path.resolve(import.meta.dir, "../../../shared");
-export const sharedModels = path.join(sharedDir, "models");
-export const sharedAudio = path.join(sharedDir, "audio");
+import { englishModelsDir } from "./models.ts";
+
+export { sharedAudio, sharedDir, sharedModels } from "./models.ts";
 
 export interface TestService {
   running: RunningServer;
@@ -45,7 +48,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
       PORT: "0",
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,
-      MODELS_DIR: opts.modelsDir ?? sharedModels,
+      MODELS_DIR: opts.modelsDir ?? englishModelsDir(),
       BOOTSTRAP_API_KEY: key,
       ADMIN_TOKEN: "test-admin-token",
       CALLBACKS_ALLOW_LOOPBACK: "true",

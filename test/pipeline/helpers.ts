@@ -5,7 +5,11 @@ import { serverMessageValidators } from "../../generated/validators.ts";
 import { ManualClock } from "../../server/clock.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
-import { sharedAudio, sharedModels, startTestService, type TestService } from "../helpers/server.ts";
+import { englishModelsDir } from "../helpers/models.ts";
+import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
+import { words } from "../helpers/text.ts";
+
+export { words };
 
 let coordinator: Promise<InProcessCoordinator> | null = null;
 
@@ -15,7 +19,7 @@ let coordinator: Promise<InProcessCoordinator> | null = null;
  * an onnxruntime session (the VAD) aborts the process, so the services' `stop()` must not close it.
  */
 function processCoordinator(): InferenceCoordinator {
-  coordinator ??= InProcessCoordinator.create({ modelsDir: sharedModels, threads: 1, queueLimit: 200 });
+  coordinator ??= InProcessCoordinator.create({ modelsDir: englishModelsDir(), threads: 1, queueLimit: 200 });
   return {
     capabilities: async () => (await coordinator!).capabilities(),
     transcribe: async (job, signal) => (await coordinator!).transcribe(job, signal),
@@ -37,11 +41,23 @@ export function toPcm16(samples: Float32Array): Uint8Array {
   return new Uint8Array(out.buffer);
 }
 
-/** The spelling clips, in order, each followed by `silenceS` of digital silence, as 16 kHz mono floats. */
-export function spellingSamples(names: string[], silenceS = 1, leadS = 0.5): Float32Array {
+/**
+ * Short clips of single spoken words that whisper-tiny.en (trantoria-1) hears as that word:
+ * `a`, `b` ("A.", "B.") and `zero`. (The spelling clip `c` comes back as "See.", so it is not here.)
+ * Compare with `words()` / `finalTexts()`, which drop case and punctuation.
+ */
+export type Word = "a" | "b" | "zero";
+
+/** The word clips, in order, each followed by `silenceS` of digital silence, as 16 kHz mono floats. */
+export function spellingSamples(names: Word[], silenceS = 1, leadS = 0.5): Float32Array {
+  return speechSamples(names.map((n) => `spelling/${n}.wav`), silenceS, leadS);
+}
+
+/** Clips of `../shared/audio` (16 kHz mono), in order, each followed by `silenceS` of silence. */
+export function speechSamples(files: string[], silenceS = 1, leadS = 0.5): Float32Array {
   const parts: Float32Array[] = [new Float32Array(Math.round(leadS * RATE))];
-  for (const n of names) {
-    parts.push(readWavFile(path.join(sharedAudio, "spelling", `${n}.wav`)).samples);
+  for (const f of files) {
+    parts.push(readWavFile(path.join(sharedAudio, f)).samples);
     parts.push(new Float32Array(Math.round(silenceS * RATE)));
   }
   const total = parts.reduce((s, p) => s + p.length, 0);
@@ -119,7 +135,7 @@ export class RawClient {
   }
 
   /** Resolves once a message matching `pred` has arrived (or rejects after `timeoutMs`). */
-  async waitFor(pred: (m: Msg) => boolean, timeoutMs = 15000): Promise<Msg> {
+  async waitFor(pred: (m: Msg) => boolean, timeoutMs = 45_000): Promise<Msg> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.messages.find(pred);
@@ -155,7 +171,9 @@ export function contractErrors(m: Msg): string[] {
   return (v.errors ?? []).map((e) => `${type}${e.instancePath} ${e.message}`);
 }
 
-export const finalTexts = (ms: Msg[]) => ms.filter((m) => m.type === "transcript" && m.data.is_final).map((m) => m.data.utterance.text as string);
+
+/** The final transcripts' texts, in order, through `words()`. */
+export const finalTexts = (ms: Msg[]) => ms.filter((m) => m.type === "transcript" && m.data.is_final).map((m) => words(m.data.utterance.text as string));
 
 /** A TCP relay in front of the service whose connections can be cut abruptly (no close frame). */
 export function tcpRelay(targetPort: () => number) {
@@ -304,12 +322,18 @@ export class ResumingClient {
   }
 }
 
-/** What must not change between an uninterrupted run and a resumed one. */
+/**
+ * What must not change between an uninterrupted run and a resumed one. Texts go through `words()`:
+ * Whisper is prompted with the text already final on the channel, so an utterance whose final is
+ * requested before the previous one has come back (a busier machine, another gateway) may be cased
+ * or punctuated differently ("B." / "B"); the words are the same.
+ */
 export function outcome(messages: Msg[]) {
+  const result = messages.find((m) => m.type === "post_final_transcript")?.data?.transcription?.full_transcript;
   return {
     // A resume sends again the finals the client may have lost in flight; a client keeps one per id.
-    finals: [...new Map(messages.filter((m) => m.type === "transcript" && m.data.is_final).map((m) => [m.data.id, m])).values()].map((m) => [m.data.utterance.channel, m.data.utterance.text, m.data.utterance.start, m.data.utterance.end]),
+    finals: [...new Map(messages.filter((m) => m.type === "transcript" && m.data.is_final).map((m) => [m.data.id, m])).values()].map((m) => [m.data.utterance.channel, words(m.data.utterance.text), m.data.utterance.start, m.data.utterance.end]),
     duration: messages.find((m) => m.type === "stop_recording")?.data?.recording_duration,
-    result: messages.find((m) => m.type === "post_final_transcript")?.data?.transcription?.full_transcript,
+    result: typeof result === "string" ? words(result) : result,
   };
 }

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { GladiaClient } from "@gladiaio/sdk";
 import type { TestService } from "../helpers/server.ts";
-import { chunks, createSession, outcome, ResumingClient, spellingSamples, startPipelineService, tcpRelay, toPcm16, type Msg } from "./helpers.ts";
+import { chunks, createSession, outcome, ResumingClient, spellingSamples, startPipelineService, tcpRelay, toPcm16, words, type Msg } from "./helpers.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-const TOKENS = ["a", "b", "c", "zero"];
+const TOKENS = ["a", "b", "zero"] as const;
 const init = { model: "trantoria-1", language_config: { languages: ["en"] }, messages_config: { receive_acknowledgments: true } };
-const pcm = toPcm16(spellingSamples(TOKENS));
+const pcm = toPcm16(spellingSamples([...TOKENS]));
 const frames = chunks(pcm, 3200);
 
 let svc: TestService;
@@ -27,14 +27,14 @@ beforeAll(async () => {
   c.stop();
   await c.done;
   reference = outcome(c.messages);
-});
+}, 120_000);
 afterAll(async () => {
   relay.stop();
   await svc.stop();
 });
 
 /** Waits until `cond` holds (polling), or fails after `ms`. */
-async function until(cond: () => boolean, ms = 10_000): Promise<void> {
+async function until(cond: () => boolean, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > deadline) throw new Error("condition not reached in time");
@@ -44,7 +44,7 @@ async function until(cond: () => boolean, ms = 10_000): Promise<void> {
 
 describe("resume", () => {
   test("reference run transcribes every token", () => {
-    expect(reference.finals.map((f) => f[1])).toEqual(TOKENS);
+    expect(reference.finals.map((f) => words(f[1]))).toEqual([...TOKENS]);
     expect(reference.duration).toBeCloseTo(pcm.length / 32000, 2);
   });
 
@@ -67,12 +67,12 @@ describe("resume", () => {
     for (const f of frames.slice(quarter)) session.sendAudio(f);
     // (The SDK drops a stop_recording requested while it is reconnecting, so stop once connected.)
     session.stopRecording();
-    const end = await Promise.race([ended, Bun.sleep(8000).then(() => ({ code: -1 }))]);
+    const end = await Promise.race([ended, Bun.sleep(30_000).then(() => ({ code: -1 }))]);
     if (end.code === -1) console.error("SDK DEBUG", connects, messages.map((m) => m.type).join(","), session.status);
     expect(end.code).toBe(1000);
     expect(connects.length).toBeGreaterThanOrEqual(2);
     expect(outcome(messages)).toEqual(reference);
-  }, 30_000);
+  }, 90_000);
 
   test("an acknowledgment lost in flight before a drop: no audio lost or duplicated", async () => {
     const s = await createSession(svc, init);
@@ -91,7 +91,7 @@ describe("resume", () => {
     c.stop();
     await c.done;
     expect(outcome(c.messages)).toEqual(reference);
-  });
+  }, 120_000);
 
   test("restart: shutdown() mid-stream persists the session; a new process on the same DATA_DIR resumes it", async () => {
     const dataDir = svc.dataDir;
@@ -117,9 +117,10 @@ describe("resume", () => {
       // Texts, order and duration are identical; the VAD restarts cold a little before the
       // untranscribed point, so utterance bounds after the restart may move by a few VAD windows.
       const got = outcome(c.messages);
-      expect(got.finals.map((f) => f[1])).toEqual(TOKENS);
+      expect(got.finals.map((f) => words(f[1]))).toEqual([...TOKENS]);
       expect(got.duration).toBe(reference.duration);
-      expect(got.result).toBe(reference.result);
+      // (Whisper may case or punctuate an utterance whose bounds moved a little differently.)
+      expect(words(got.result)).toBe(words(reference.result));
       got.finals.forEach((f, i) => {
         expect(Math.abs((f[2] as number) - (reference.finals[i]![2] as number))).toBeLessThan(0.25);
         expect(Math.abs((f[3] as number) - (reference.finals[i]![3] as number))).toBeLessThan(0.25);
@@ -136,7 +137,7 @@ describe("resume", () => {
     } finally {
       await second.stop();
     }
-  }, 30_000);
+  }, 90_000);
 
   test("a session whose client never returns after a restart is ended by the sweep once the resume window passed", async () => {
     const dataDir = svc.dataDir;
@@ -163,9 +164,9 @@ describe("resume", () => {
       // Every byte received before the restart is transcribed and counted.
       const bytes = sent.reduce((n, f) => n + f.length, 0);
       expect(record.audioDurationS).toBeCloseTo(bytes / 32000, 2);
-      const texts = (record.result as { transcription: { utterances: { text: string }[] } }).transcription.utterances.map((u) => u.text);
+      const texts = (record.result as { transcription: { utterances: { text: string }[] } }).transcription.utterances.map((u) => words(u.text));
       expect(texts.length).toBeGreaterThan(0);
-      expect(TOKENS.slice(0, texts.length)).toEqual(texts);
+      expect(TOKENS.slice(0, texts.length)).toEqual(texts as never);
       expect(existsSync(record.recordingPath!)).toBe(true);
       // The client that comes back too late is refused.
       await c.connect();
@@ -175,5 +176,5 @@ describe("resume", () => {
     } finally {
       await second.stop();
     }
-  }, 30_000);
+  }, 90_000);
 });

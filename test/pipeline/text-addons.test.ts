@@ -6,13 +6,13 @@
  * the stored session holds; entities with stable ids; return_entities; numerals; spelling; sentiment.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import path from "node:path";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
+import { englishModelsDir } from "../helpers/models.ts";
 import { startTestService, type TestService } from "../helpers/server.ts";
 import { spoken } from "../helpers/speech.ts";
-import { chunks, contractErrors, createSession, finalTexts, RawClient, toPcm16 } from "./helpers.ts";
+import { chunks, contractErrors, createSession, RawClient, toPcm16 } from "./helpers.ts";
 
-const MODELS = process.env.MODELS_DIR ?? path.resolve(import.meta.dir, "../../models");
+const MODELS = englishModelsDir();
 let coordinator: InProcessCoordinator;
 let svc: TestService;
 beforeAll(async () => {
@@ -53,7 +53,8 @@ async function session(init: Record<string, unknown>, samples: Float32Array) {
 }
 
 /** Final texts without a closing period (the recognizer puts one or not). */
-const finalsOf = (client: RawClient) => finalTexts(client.messages).map((t) => t.replace(/\.$/, ""));
+/** The finals' texts as sent (case and inner punctuation kept), a trailing full stop dropped. */
+const finalsOf = (client: RawClient) => client.finals().map((m) => (m.data.utterance.text as string).replace(/\.$/, ""));
 /** Every transcript string inside a value (texts, words, JSON-string results), ids and timestamps aside. */
 const strings = (v: unknown): string[] =>
   typeof v === "string" ? [v] : v && typeof v === "object" ? Object.entries(v).flatMap(([k, x]) => (k === "session_id" || k === "created_at" || k === "utterance_id" || k === "id" ? [] : strings(x))) : [];
