@@ -93,6 +93,7 @@ export const validateFileInfo: ValidateFunction<T.FileInfo> = compile("FileInfo"
 export const validateLanguageCode: ValidateFunction<T.LanguageCode> = compile("LanguageCode");
 export const validateLanguageConfig: ValidateFunction<T.LanguageConfig> = compile("LanguageConfig");
 export const validateLatencyProfile: ValidateFunction<T.LatencyProfile> = compile("LatencyProfile");
+export const validateLatencyProfileSettings: ValidateFunction<T.LatencyProfileSettings> = compile("LatencyProfileSettings");
 export const validateLiveCapabilities: ValidateFunction<T.LiveCapabilities> = compile("LiveCapabilities");
 export const validateLiveDefaults: ValidateFunction<T.LiveDefaults> = compile("LiveDefaults");
 export const validateLiveModel: ValidateFunction<T.LiveModel> = compile("LiveModel");
@@ -190,6 +191,7 @@ export type SchemaName =
   | "LanguageCode"
   | "LanguageConfig"
   | "LatencyProfile"
+  | "LatencyProfileSettings"
   | "LiveCapabilities"
   | "LiveDefaults"
   | "LiveModel"
@@ -287,6 +289,7 @@ export interface SchemaTypes {
   LanguageCode: T.LanguageCode;
   LanguageConfig: T.LanguageConfig;
   LatencyProfile: T.LatencyProfile;
+  LatencyProfileSettings: T.LatencyProfileSettings;
   LiveCapabilities: T.LiveCapabilities;
   LiveDefaults: T.LiveDefaults;
   LiveModel: T.LiveModel;
@@ -385,6 +388,7 @@ export const validators: Record<SchemaName, ValidateFunction> = {
   LanguageCode: validateLanguageCode,
   LanguageConfig: validateLanguageConfig,
   LatencyProfile: validateLatencyProfile,
+  LatencyProfileSettings: validateLatencyProfileSettings,
   LiveCapabilities: validateLiveCapabilities,
   LiveDefaults: validateLiveDefaults,
   LiveModel: validateLiveModel,

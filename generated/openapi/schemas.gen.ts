@@ -1524,6 +1524,39 @@ export const LatencyProfileSchema = {
     description: 'Trade-off between the delay of transcripts and their accuracy. `low_latency` finalizes sooner, `accurate` waits for more context, `balanced` (default) sits in between.'
 } as const;
 
+export const LatencyProfileSettingsSchema = {
+    type: 'object',
+    required: [
+        'partial_interval_ms',
+        'agreement',
+        'max_buffer_s',
+        'final_beam_size',
+        'final_reuses_partial'
+    ],
+    description: 'How a latency profile streams an utterance: a partial is decoded every `partial_interval_ms` of new audio (and when a pause begins); words are committed once `agreement` successive decodes agree on them and never change afterwards; the decoded audio is cut at a committed sentence end once it is longer than `max_buffer_s`; the final is the committed words plus the tail, taken from the last partial when that one covered the whole utterance and `final_reuses_partial` is true, else decoded with a beam of `final_beam_size`.',
+    properties: {
+        partial_interval_ms: {
+            type: 'integer',
+            minimum: 0
+        },
+        agreement: {
+            type: 'integer',
+            minimum: 1
+        },
+        max_buffer_s: {
+            type: 'number',
+            exclusiveMinimum: 0
+        },
+        final_beam_size: {
+            type: 'integer',
+            minimum: 1
+        },
+        final_reuses_partial: {
+            type: 'boolean'
+        }
+    }
+} as const;
+
 export const LiveCapabilitiesSchema = {
     type: 'object',
     required: [
@@ -1625,6 +1658,27 @@ export const LiveDefaultsSchema = {
         },
         pii: {
             $ref: '#/components/schemas/PiiConfig'
+        },
+        profiles: {
+            type: 'object',
+            description: 'What each latency profile sets for a streamed utterance.',
+            required: [
+                'low_latency',
+                'balanced',
+                'accurate'
+            ],
+            properties: {
+                low_latency: {
+                    $ref: '#/components/schemas/LatencyProfileSettings'
+                },
+                balanced: {
+                    $ref: '#/components/schemas/LatencyProfileSettings'
+                },
+                accurate: {
+                    $ref: '#/components/schemas/LatencyProfileSettings'
+                }
+            },
+            title: 'LiveDefaultsProfiles'
         }
     }
 } as const;

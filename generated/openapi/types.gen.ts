@@ -674,6 +674,17 @@ export type LanguageConfig = {
 export type LatencyProfile = 'low_latency' | 'balanced' | 'accurate';
 
 /**
+ * How a latency profile streams an utterance: a partial is decoded every `partial_interval_ms` of new audio (and when a pause begins); words are committed once `agreement` successive decodes agree on them and never change afterwards; the decoded audio is cut at a committed sentence end once it is longer than `max_buffer_s`; the final is the committed words plus the tail, taken from the last partial when that one covered the whole utterance and `final_reuses_partial` is true, else decoded with a beam of `final_beam_size`.
+ */
+export type LatencyProfileSettings = {
+    partial_interval_ms: number;
+    agreement: number;
+    max_buffer_s: number;
+    final_beam_size: number;
+    final_reuses_partial: boolean;
+};
+
+/**
  * Models and add-ons POST /v2/live accepts for this key right now. A model or add-on that no inference endpoint open to the caller can take at the moment is left out.
  */
 export type LiveCapabilities = {
@@ -709,6 +720,16 @@ export type LiveDefaults = {
     diarization: boolean;
     named_entity_recognition?: EntitySelection;
     pii?: PiiConfig;
+    /**
+     * LiveDefaultsProfiles
+     *
+     * What each latency profile sets for a streamed utterance.
+     */
+    profiles?: {
+        low_latency: LatencyProfileSettings;
+        balanced: LatencyProfileSettings;
+        accurate: LatencyProfileSettings;
+    };
 };
 
 /**

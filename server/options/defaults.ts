@@ -4,7 +4,8 @@
  * runs with. No default is written here: change it in contracts/schemas and regenerate.
  */
 import * as schemas from "../../generated/openapi/schemas.gen.ts";
-import type { EndOfTurnDefaults, LanguageConfig, LiveDefaults, LiveSessionInit, MessagesConfig } from "../../generated/openapi/types.gen.ts";
+import type { EndOfTurnDefaults, LanguageConfig, LatencyProfileSettings, LiveDefaults, LiveSessionInit, MessagesConfig } from "../../generated/openapi/types.gen.ts";
+import { STREAMING_PROFILES, type StreamingProfile } from "../session/streaming.ts";
 
 interface JsonSchema {
   default?: unknown;
@@ -53,7 +54,23 @@ function contractDefaults(): LiveDefaults {
   return out as LiveDefaults;
 }
 
-export const liveDefaults: LiveDefaults = contractDefaults();
+const profileSettings = (p: StreamingProfile): LatencyProfileSettings => ({
+  partial_interval_ms: p.partialIntervalMs,
+  agreement: p.agreement,
+  max_buffer_s: p.maxBufferS,
+  final_beam_size: p.finalBeamSize,
+  final_reuses_partial: p.reuseCoveringDecode,
+});
+
+/** The contract's defaults, and what each latency profile sets (the streaming policy's own table). */
+export const liveDefaults: LiveDefaults = {
+  ...contractDefaults(),
+  profiles: {
+    low_latency: profileSettings(STREAMING_PROFILES.low_latency),
+    balanced: profileSettings(STREAMING_PROFILES.balanced),
+    accurate: profileSettings(STREAMING_PROFILES.accurate),
+  },
+};
 export const endOfTurnDefaults = liveDefaults.end_of_turn as Required<EndOfTurnDefaults>;
 export const messagesDefaults = liveDefaults.messages_config as Required<MessagesConfig>;
 export const callbackMessagesDefaults = liveDefaults.callback_config as Required<MessagesConfig>;

@@ -1,6 +1,8 @@
 /**
  * Recognition of one session: front-end events in, utterances out. Speech events become messages;
- * partial utterances are transcribed when someone wants partials (one in flight per utterance);
+ * when someone wants partials, a growing utterance goes through the streaming policy (streaming.ts:
+ * one decode in flight per utterance, committed words that never change, the final as committed
+ * words plus tail); otherwise the final is one decode of the whole utterance;
  * finals are transcribed with a wait for inference capacity and delivered in utterance order per
  * channel, after the enrichment stage. Talks to inference only through the coordinator interface.
  *
@@ -17,6 +19,7 @@ import { type HeldFinal, NumberHold } from "../enrich/hold.ts";
 import type { EnrichmentPipeline } from "./enrich.ts";
 import { round3, type MessageFactory, type MessageFlag, type SessionMessage } from "./messages.ts";
 import type { PersistedSession } from "./persist.ts";
+import { streamingProfile, UtteranceStream, type StreamDecodeRequest, type StreamingProfile, type StreamView } from "./streaming.ts";
 
 /** How long a final transcription waits for inference capacity before its utterance is reported failed. */
 const FINAL_CAPACITY_WAIT_MS = 120_000;
@@ -56,8 +59,9 @@ export class Transcriber {
   /** Per channel: start (s, session time) of an utterance not yet final, or null. */
   private readonly openStart: (number | null)[];
   private readonly finalized = new Set<string>();
-  private readonly latestPartial = new Map<string, number>();
-  private readonly partialInFlight = new Set<string>();
+  /** Utterances decoded as they grow, by utterance key (while partials are wanted). */
+  private readonly streams = new Map<string, { stream: UtteranceStream; seq: number }>();
+  private readonly streaming: StreamingProfile;
   /** Final utterances delivered, in delivery order. */
   readonly utterances: Utterance[] = [];
   /** Seconds spent in final transcriptions. */
@@ -81,6 +85,7 @@ export class Transcriber {
     this.finalChains = Array.from({ length: channels }, () => Promise.resolve());
     this.openStart = Array.from({ length: channels }, () => null);
     this.indexBase = restored ? restored.indexBase : new Array(channels).fill(0);
+    this.streaming = streamingProfile(host.options.profile);
     this.hold = host.options.turn_router ? null : new NumberHold<PendingFinal>((f) => this.enqueueExpiry(f));
     if (restored) {
       this.utterances.push(...restored.utterances);
@@ -151,24 +156,51 @@ export class Transcriber {
     return `${channel}:${index + (this.indexBase[channel] ?? 0)}`;
   }
 
+  /**
+   * A growing utterance: its streaming policy decodes it (one decode at a time, the newest audio
+   * next) and each decode yields a partial that starts with the committed words.
+   */
   private partial(channel: number, index: number, audio: Float32Array, start: number): void {
     const key = this.utteranceKey(channel, index);
-    if (!this.host.wants("receive_partial_transcripts") || this.partialInFlight.has(key)) return;
-    const seq = (this.latestPartial.get(key) ?? 0) + 1;
-    this.latestPartial.set(key, seq);
-    this.partialInFlight.add(key);
+    if (!this.host.wants("receive_partial_transcripts") || this.finalized.has(key)) return;
+    let entry = this.streams.get(key);
+    if (!entry) {
+      const e: { stream: UtteranceStream; seq: number } = {
+        seq: 0,
+        stream: new UtteranceStream({
+          profile: this.streaming,
+          sampleRate: FRONTEND_SAMPLE_RATE,
+          context: previousText(this.heard, channel),
+          decode: (req) => this.decodeForStream(channel, key, req, ++e.seq),
+          onPartial: (v) => this.partialView(key, channel, start, v),
+        }),
+      };
+      entry = e;
+      this.streams.set(key, entry);
+    }
+    entry.stream.partial(audio);
+  }
+
+  private partialView(key: string, channel: number, start: number, v: StreamView): void {
     const stale = () => this.finalized.has(key) || this.host.isEnded();
-    this.transcribe(channel, key, seq, audio, true)
-      .then((r) => {
-        if (!r || stale() || r.text === "") return;
-        const utterance = this.toUtterance(r, channel, start, start + audio.length / FRONTEND_SAMPLE_RATE);
-        if (!this.host.enrichment.active) return this.deliver(key, false, utterance, []);
-        return this.host.enrichment.partial(utterance, { id: key, channel }).then((x) => {
-          if (!stale()) this.deliver(key, false, x.utterance, x.messages);
-        });
+    if (stale() || v.text === "") return;
+    const utterance = this.toUtterance(viewResult(v), channel, start, start + v.end);
+    if (!this.host.enrichment.active) return this.deliver(key, false, utterance, []);
+    void this.host.enrichment
+      .partial(utterance, { id: key, channel })
+      .then((x) => {
+        if (!stale()) this.deliver(key, false, x.utterance, x.messages);
       })
-      .catch(() => {})
-      .finally(() => this.partialInFlight.delete(key));
+      .catch(() => {});
+  }
+
+  /** One decode of a streamed utterance: a partial fails quietly (e.g. no capacity), a final waits and retries. */
+  private async decodeForStream(channel: number, key: string, req: StreamDecodeRequest, seq: number): Promise<TranscribeResult> {
+    const extra = { previousText: req.previousText, beamSize: req.beamSize };
+    if (req.partial) return this.transcribe(channel, key, seq, req.audio, true, extra);
+    const r = await this.transcribeWithRetry(channel, key, 1_000_000 + seq, req.audio, extra);
+    if (!r) throw new Error("final transcription failed");
+    return r;
   }
 
   private final(channel: number, index: number, audio: Float32Array, start: number, end: number): void {
@@ -177,8 +209,12 @@ export class Transcriber {
     if (start < (this.lastFinalEnd[channel] ?? 0) - 0.05) return; // already transcribed before a restart
     const pending: PendingFinal = { start, done: false };
     this.pendingFinals.add(pending);
-    const seq = (this.latestPartial.get(key) ?? 0) + 1_000_000;
-    const result = this.transcribeWithRetry(channel, key, seq, audio);
+    const streamed = this.streams.get(key);
+    this.streams.delete(key);
+    // Streamed: the committed words plus the tail. Otherwise one decode of the whole utterance.
+    const result = streamed
+      ? streamed.stream.finish(audio).then(viewResult, () => null)
+      : this.transcribeWithRetry(channel, key, 1_000_000, audio, { beamSize: this.streaming.finalBeamSize });
     this.finalChains[channel] = this.finalChains[channel]!.then(async () => {
       const r = await result;
       this.finalized.add(key);
@@ -237,11 +273,11 @@ export class Transcriber {
    * utterance: admission refuses new sessions instead); only after FINAL_CAPACITY_WAIT_MS, or on any
    * other failure, is the utterance reported failed with an `error` message.
    */
-  private async transcribeWithRetry(channel: number, key: string, seq: number, audio: Float32Array): Promise<TranscribeResult | null> {
+  private async transcribeWithRetry(channel: number, key: string, seq: number, audio: Float32Array, extra: DecodeExtra = {}): Promise<TranscribeResult | null> {
     const deadline = Date.now() + FINAL_CAPACITY_WAIT_MS;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.transcribe(channel, key, seq, audio, false);
+        return await this.transcribe(channel, key, seq, audio, false, extra);
       } catch (e) {
         if (e instanceof NoCapacityError && Date.now() < deadline) {
           if (attempt === 5) this.host.log.warn("inference backlog: a final transcription is waiting for capacity", { utterance: key });
@@ -255,12 +291,12 @@ export class Transcriber {
     }
   }
 
-  private async transcribe(channel: number, key: string, seq: number, audio: Float32Array, partial: boolean): Promise<TranscribeResult> {
+  private async transcribe(channel: number, key: string, seq: number, audio: Float32Array, partial: boolean, extra: DecodeExtra = {}): Promise<TranscribeResult> {
     const started = performance.now();
     const { id, options } = this.host;
     const languages = options.language_config.languages;
     const vocabulary = sessionVocabulary(options);
-    const previous = previousText(this.heard, channel);
+    const previous = extra.previousText ?? previousText(this.heard, channel);
     const r = await this.host.coordinator.transcribe({
       sessionId: id,
       utteranceId: key,
@@ -273,6 +309,7 @@ export class Transcriber {
         languages: languages.length > 0 ? languages : undefined,
         ...(vocabulary.length > 0 ? { vocabulary } : {}),
         ...(previous !== "" ? { previousText: previous } : {}),
+        ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
       },
     });
     if (!partial) this.transcriptionTimeS += (performance.now() - started) / 1000;
@@ -293,6 +330,17 @@ export class Transcriber {
       language,
     };
   }
+}
+
+/** Options of one decode besides the audio: the prompt text and the beam size of a final. */
+interface DecodeExtra {
+  previousText?: string;
+  beamSize?: number;
+}
+
+/** A streamed view as an engine result (times from the utterance start). */
+function viewResult(v: StreamView): TranscribeResult {
+  return { text: v.text, language: v.language, confidence: v.confidence, words: v.words, noSpeech: v.text === "" };
 }
 
 const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);

@@ -9,6 +9,7 @@ import {
   type EndpointerEvent,
   type EndpointerOptions,
   type UtteranceFinalEvent,
+  type UtterancePartialEvent,
 } from "./endpointer.ts";
 
 const SHARED = path.resolve(import.meta.dir, "../../../shared");
@@ -132,6 +133,24 @@ describe("endpointer on spoken tokens joined by silence", () => {
       }
     }
     expect((await run(signal, { partialIntervalMs: 0 }, 512)).some((e) => e.type === "utterance_partial")).toBe(false);
+  });
+
+  test("partialOnPause adds one partial early in each pause, covering the whole final audio", async () => {
+    const { signal } = join(clips.slice(0, 2), 1.0);
+    const events = await run(signal, { partialIntervalMs: 5000, partialOnPause: true }, 512);
+    const utterances = finals(events);
+    expect(utterances).toHaveLength(2);
+    for (const u of utterances) {
+      const mine = events.filter((e): e is UtterancePartialEvent => e.type === "utterance_partial" && e.utteranceIndex === u.utteranceIndex);
+      // The interval (5 s) never elapses: the partial comes from the pause, before the final.
+      expect(mine.length).toBeGreaterThanOrEqual(1);
+      const pause = mine[mine.length - 1]!;
+      expect(pause.end).toBeGreaterThanOrEqual(u.end - 1e-9);
+      expect(pause.end).toBeLessThan(u.end + 0.64);
+      expect(events.indexOf(pause)).toBeLessThan(events.indexOf(u));
+    }
+    const plain = await run(signal, { partialIntervalMs: 5000 }, 512);
+    expect(plain.some((e) => e.type === "utterance_partial")).toBe(false);
   });
 
   test("a 0.3 s pause is bridged by 0.64 s endpointing; a 1 s pause is not", async () => {

@@ -28,6 +28,11 @@ export interface EndpointerOptions {
   maxDurationWithoutEndpointing?: number | null;
   /** Milliseconds between `utterance_partial` events of a growing utterance (default 500; 0 = none). */
   partialIntervalMs?: number;
+  /**
+   * Also emit a partial as soon as a pause has lasted `speechPadMs` (once per pause): a recognizer
+   * can then decode the whole utterance while the endpointing window runs (default false).
+   */
+  partialOnPause?: boolean;
   /** Probability at or above which speech may start (default 0.5). */
   startThreshold?: number;
   /** Probability below which a chunk counts as silence once speaking (default 0.35). */
@@ -100,6 +105,7 @@ type Phase = "idle" | "candidate" | "speech";
 const DEFAULTS = {
   endpointing: liveDefaults.endpointing,
   partialIntervalMs: 500,
+  partialOnPause: false,
   startThreshold: 0.5,
   endThreshold: 0.35,
   minSpeechMs: 150,
@@ -150,6 +156,7 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
   let utteranceStart = 0;
   let utteranceHasSpeech = false;
   let lastPartial = 0;
+  let pausePartialSent = false;
   let finished = false;
   let chain: Promise<unknown> = Promise.resolve();
 
@@ -218,7 +225,10 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
       endSpeech(Math.min(silenceStart + padSamples, to), "endpointing", events);
       return;
     }
-    if (partialSamples > 0 && utteranceHasSpeech && to - lastPartial >= partialSamples) {
+    if (speech) pausePartialSent = false;
+    const pauseDue = o.partialOnPause && !pausePartialSent && silenceStart !== null && to - silenceStart >= padSamples;
+    if (partialSamples > 0 && utteranceHasSpeech && (to - lastPartial >= partialSamples || pauseDue)) {
+      if (pauseDue) pausePartialSent = true;
       lastPartial = to;
       events.push({
         type: "utterance_partial",

@@ -76,8 +76,19 @@ describe("init body (LiveSessionInit)", () => {
 
   test("accepts the defaults answered by GET /v2/live/defaults, used as an init body", () => {
     expect(validateLiveDefaults(serviceDefaults)).toBe(true);
-    const { callback_config: flags, ...rest } = serviceDefaults;
+    // `profiles` describes the latency profiles; it is no init option.
+    const { callback_config: flags, profiles: _profiles, ...rest } = serviceDefaults;
     expect(errorsFor({ ...rest, callback_config: { url: "https://hooks.example.com/stt", ...flags } })).toEqual([]);
+  });
+
+  test("LiveDefaults describes every latency profile, each setting something different", () => {
+    const p = serviceDefaults.profiles!;
+    expect(Object.keys(p).sort()).toEqual(["accurate", "balanced", "low_latency"]);
+    expect(p.low_latency.partial_interval_ms).toBeLessThan(p.balanced.partial_interval_ms);
+    expect(p.balanced.partial_interval_ms).toBeLessThan(p.accurate.partial_interval_ms);
+    expect(p.accurate.final_beam_size).toBeGreaterThan(p.low_latency.final_beam_size);
+    const { final_beam_size: _, ...partial } = p.balanced;
+    expect(validateLiveDefaults({ ...serviceDefaults, profiles: { ...p, balanced: partial } })).toBe(false);
   });
 
   test("LiveDefaults requires the end-of-turn members", () => {

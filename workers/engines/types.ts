@@ -57,6 +57,11 @@ export interface TranscribeRequest {
    * that keeps spelling, casing and punctuation consistent. Engines may ignore it.
    */
   previousText?: string;
+  /**
+   * Search width of a final (1 = greedy), e.g. from the session's latency profile; engines that do
+   * not search ignore it. Absent: the engine's own setting.
+   */
+  beamSize?: number;
 }
 
 export interface WordTiming {

@@ -42,4 +42,14 @@ describe("engine pool", () => {
     expect((await first).text).toBe("a");
     expect(pool.load.queued).toBe(0);
   });
+
+  test("a queued final runs before queued partials", async () => {
+    const order: string[] = [];
+    const track = (name: string, p: Promise<unknown>) => p.then(() => order.push(name));
+    const running = track("running", pool.run(spec, { audio, partial: false }));
+    const partial = track("partial", pool.run(spec, { audio, partial: true }));
+    const final = track("final", pool.run(spec, { audio, partial: false }));
+    await Promise.all([running, partial, final]);
+    expect(order).toEqual(["running", "final", "partial"]);
+  });
 });

@@ -73,8 +73,18 @@ export class EnginePool {
         signal.addEventListener("abort", job.onAbort, { once: true });
       }
       if (free) this.start(free, job);
-      else this.queue.push(job);
+      else this.enqueue(job);
     });
+  }
+
+  /**
+   * Queues a job: finals before partials (a partial only refreshes a display and a newer one will
+   * follow; a final is what the client waits for), first come first served within each kind.
+   */
+  private enqueue(job: Job): void {
+    const firstPartial = job.request.partial ? -1 : this.queue.findIndex((j) => j.request.partial);
+    if (firstPartial < 0) this.queue.push(job);
+    else this.queue.splice(firstPartial, 0, job);
   }
 
   /** Asks every worker to drop its cached engine for `engineId`. */

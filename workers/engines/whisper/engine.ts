@@ -197,7 +197,8 @@ export class WhisperEngine implements Engine {
     const decoding = { ...this.decoding, ...req.decoding };
     if (peak(req.audio) < decoding.silencePeak) return { ...NO_SPEECH, language: fallbackLanguage };
     const temperatures = req.partial ? [0] : decoding.temperatures.length > 0 ? decoding.temperatures : [0];
-    const beamSize = req.partial ? 1 : decoding.beamSize;
+    const asked = req.beamSize !== undefined && Number.isInteger(req.beamSize) && req.beamSize >= 1 ? Math.min(req.beamSize, 16) : undefined;
+    const beamSize = req.partial ? 1 : (asked ?? decoding.beamSize);
     const context = this.contextPrompt(req);
 
     const segments: TimedSegment[] = [];

@@ -1,0 +1,206 @@
+import { describe, expect, test } from "bun:test";
+import type { TranscribeResult, WordTiming } from "../../workers/coordinator/types.ts";
+import {
+  STREAMING_PROFILES,
+  UtteranceStream,
+  agreedPrefix,
+  alignToCommitted,
+  normalizeWord,
+  type StreamDecodeRequest,
+  type StreamView,
+  type StreamingProfile,
+} from "./streaming.ts";
+
+const RATE = 16000;
+
+const w = (word: string, start = 0, end = 0): WordTiming => ({ word, start, end, confidence: 1 });
+const words = (text: string) => text.split(" ").map((x, i) => w(x, i, i + 1));
+const texts = (ws: WordTiming[]) => ws.map((x) => x.word).join(" ");
+
+/** Every view's committed words start with the previous view's committed words, unchanged. */
+function expectNoRetraction(views: StreamView[]): void {
+  for (let i = 1; i < views.length; i++) {
+    const before = texts(views[i - 1]!.committed);
+    const now = texts(views[i]!.committed);
+    expect(now.startsWith(before)).toBe(true);
+    expect(views[i]!.text.startsWith(now)).toBe(true);
+  }
+}
+
+describe("agreement helpers", () => {
+  test("normalizeWord ignores case and punctuation", () => {
+    expect(normalizeWord("Americans,")).toBe("americans");
+    expect(normalizeWord("Don't")).toBe("dont");
+    expect(normalizeWord("...")).toBe("");
+  });
+
+  test("agreedPrefix is the longest prefix every hypothesis shares", () => {
+    expect(agreedPrefix([words("and so my fella"), words("And so, my fellow Americans")])).toBe(3);
+    expect(agreedPrefix([words("a b c"), words("a b c d"), words("a x")])).toBe(1);
+    expect(agreedPrefix([words("a b"), []])).toBe(0);
+    expect(agreedPrefix([])).toBe(0);
+  });
+
+  test("alignToCommitted skips the committed words a new decode repeats", () => {
+    const committed = words("and so my");
+    expect(alignToCommitted(words("And so, my fellow"), committed)).toBe(3);
+    // The decode re-spells an early committed word: aligned on the last committed words.
+    expect(alignToCommitted(words("an so my fellow"), committed)).toBe(3);
+    // It re-spells one of the last ones: still aligned after "not", nothing of the new text skipped.
+    expect(alignToCommitted(words("And so my fellow Americans, ask not what you are"), words("And so my fellow Americans. asked not"))).toBe(7);
+    // It drops a committed word.
+    expect(alignToCommitted(words("and so fellow Americans ask"), words("and so my fellow Americans"))).toBe(4);
+    // Nothing to match on: by time (midpoints up to the last committed word's end, 3 s).
+    expect(alignToCommitted([w("x", 0, 1), w("y", 1, 2.9), w("z", 3, 4)], committed)).toBe(2);
+    expect(alignToCommitted(words("fellow"), [])).toBe(0);
+  });
+});
+
+/**
+ * A recognizer over a timed script, for the policy's bookkeeping: a decode returns the script's
+ * words that end inside the audio it is given (times relative to that audio), and misspells a last
+ * word that ends less than 0.3 s before the audio does (in a partial), as a real recognizer
+ * changes its mind about a word it hears cut off.
+ */
+function scriptedDecode(script: WordTiming[], log: StreamDecodeRequest[]) {
+  return (offsetOf: () => number) =>
+    async (req: StreamDecodeRequest): Promise<TranscribeResult> => {
+      log.push(req);
+      const from = offsetOf();
+      const to = from + req.audio.length / RATE;
+      const inside = script.map((x, i) => ({ x, i })).filter(({ x }) => x.start >= from - 1e-6 && x.end <= to + 1e-6);
+      const out = inside.map(({ x }, k) => {
+        const cut = to - x.end < 0.3;
+        const word = k === inside.length - 1 && cut && req.partial ? `${x.word}x` : x.word;
+        return { ...x, word, start: x.start - from, end: x.end - from };
+      });
+      return { text: texts(out), language: "en", confidence: 0.9, words: out, noSpeech: out.length === 0 };
+    };
+}
+
+describe("UtteranceStream bookkeeping on a timed script", () => {
+  // 40 words, 0.5 s each, a sentence end every 8 words: 20 s of "speech".
+  const script = Array.from({ length: 40 }, (_, i) => w(`w${i}${i % 8 === 7 ? "." : ""}`, i * 0.5, i * 0.5 + 0.45));
+  const profile: StreamingProfile = { ...STREAMING_PROFILES.balanced, maxBufferS: 5, hardBufferS: 8 };
+
+  async function run(p: StreamingProfile) {
+    const log: StreamDecodeRequest[] = [];
+    const views: StreamView[] = [];
+    let stream: UtteranceStream;
+    const decode = scriptedDecode(script, log)(() => stream.bufferStartSeconds);
+    stream = new UtteranceStream({ profile: p, decode, onPartial: (v) => views.push(v) });
+    // Speech ends at 19.95 s; partials go on through 1 s of trailing silence (the endpointing
+    // window) and the final's audio ends 64 ms after the speech, as the endpointer cuts it.
+    const audio = new Float32Array(21 * RATE);
+    for (let t = 0.5; t <= 21; t += p.partialIntervalMs / 1000) {
+      stream.partial(audio.subarray(0, Math.round(t * RATE)));
+      await stream.idle();
+    }
+    const final = await stream.finish(audio.subarray(0, Math.round(20.014 * RATE)));
+    return { log, views, final, stream };
+  }
+
+  test("commits what two decodes agree on, never retracts, and the final is committed + tail", async () => {
+    const { views, final } = await run(profile);
+    expect(views.length).toBeGreaterThan(30);
+    expectNoRetraction([...views, final]);
+    // A misspelled last word is never committed.
+    for (const v of views) expect(v.committed.some((x) => x.word.endsWith("x"))).toBe(false);
+    expect(texts(final.words)).toBe(texts(script));
+    const last = views[views.length - 1]!;
+    expect(final.text.startsWith(texts(last.committed))).toBe(true);
+  });
+
+  test("the decoded buffer stays bounded and committed text becomes the prompt", async () => {
+    const { log, stream } = await run(profile);
+    expect(stream.stats.cuts).toBeGreaterThan(0);
+    // Cuts at sentence ends once past 5 s: a decode covers at most a sentence-aligned 5 s + one sentence + one interval.
+    expect(stream.stats.maxDecodedSeconds).toBeLessThanOrEqual(profile.maxBufferS + 4 + profile.partialIntervalMs / 1000);
+    const late = log[log.length - 1]!;
+    expect(late.previousText.startsWith("w0 w1 w2")).toBe(true);
+    expect(late.previousText).toContain("w7.");
+  });
+
+  test("the final reuses a covering decode only where the profile says so", async () => {
+    const reuse = await run({ ...profile, reuseCoveringDecode: true });
+    expect(reuse.log[reuse.log.length - 1]!.partial).toBe(true);
+    const redo = await run({ ...profile, reuseCoveringDecode: false, finalBeamSize: 5 });
+    const lastCall = redo.log[redo.log.length - 1]!;
+    expect(lastCall.partial).toBe(false);
+    expect(lastCall.beamSize).toBe(5);
+    expect(texts(redo.final.words)).toBe(texts(script));
+  });
+
+  test("the final does not wait for a partial decode that does not cover the utterance", async () => {
+    let release!: () => void;
+    const blocked = new Promise<void>((r) => (release = r));
+    const calls: StreamDecodeRequest[] = [];
+    const stream = new UtteranceStream({
+      profile,
+      decode: async (req) => {
+        calls.push(req);
+        if (req.partial) await blocked;
+        return { text: "hello there", language: "en", confidence: 1, words: [w("hello", 0, 0.5), w("there", 0.6, 0.9)], noSpeech: false };
+      },
+    });
+    stream.partial(new Float32Array(RATE / 2));
+    const final = await stream.finish(new Float32Array(RATE));
+    expect(final.text).toBe("hello there");
+    expect(calls.map((c) => c.partial)).toEqual([true, false]);
+    release();
+    await stream.idle();
+  });
+
+  test("the final awaits a partial decode in flight that covers the utterance", async () => {
+    let release!: () => void;
+    const blocked = new Promise<void>((r) => (release = r));
+    const calls: StreamDecodeRequest[] = [];
+    const stream = new UtteranceStream({
+      profile: { ...profile, reuseCoveringDecode: true },
+      decode: async (req) => {
+        calls.push(req);
+        await blocked;
+        return { text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false };
+      },
+    });
+    stream.partial(new Float32Array(RATE));
+    const final = stream.finish(new Float32Array(RATE - 100));
+    release();
+    expect((await final).text).toBe("hello");
+    expect(calls.map((c) => c.partial)).toEqual([true]);
+  });
+
+  test("a reused decode keeps words whose timings run past the final audio", async () => {
+    // The decode saw 1.5 s (speech, then pause); the final audio is 1 s; the last segment's
+    // interpolated timings spread its words up to 1.5 s.
+    const stream = new UtteranceStream({
+      profile: { ...profile, reuseCoveringDecode: true },
+      decode: async () => ({ text: "welcome his gospel", language: "en", confidence: 1, words: [w("welcome", 0.1, 0.6), w("his", 0.6, 0.9), w("gospel.", 1.05, 1.5)], noSpeech: false }),
+    });
+    stream.partial(new Float32Array(RATE * 1.5));
+    await stream.idle();
+    const final = await stream.finish(new Float32Array(RATE));
+    expect(final.text).toBe("welcome his gospel.");
+    expect(final.words.at(-1)!.end).toBe(1);
+  });
+
+  test("a stream whose every decode fails reports the errors and still finishes", async () => {
+    const errors: unknown[] = [];
+    let calls = 0;
+    const stream = new UtteranceStream({
+      profile,
+      decode: async (req) => {
+        calls++;
+        if (req.partial) throw new Error("no capacity");
+        return { text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false };
+      },
+      onError: (e) => errors.push(e),
+    });
+    stream.partial(new Float32Array(RATE));
+    await stream.idle();
+    const final = await stream.finish(new Float32Array(RATE));
+    expect(errors.length).toBe(1);
+    expect(calls).toBe(2);
+    expect(final.text).toBe("hello");
+  });
+});

@@ -1,0 +1,319 @@
+/**
+ * The streaming policy of one growing utterance on a non-streaming recognizer (Whisper): partial
+ * transcripts while the utterance grows, a stable committed prefix, and a final that extends it.
+ *
+ * - Every partial decodes the *buffer* (the utterance audio from `bufferStart` on) with the text
+ *   committed before the buffer as the prompt. Decodes of one utterance never overlap: audio that
+ *   arrives while one runs is decoded next (only the newest), so the cadence is
+ *   max(partial interval, decode time).
+ * - LocalAgreement-n: the words after the committed ones are *tentative*; the longest prefix that
+ *   the last `agreement` decodes share (compared without case and punctuation) is committed.
+ *   Committed words are never taken back: every partial and the final start with them.
+ * - Bounded cost: once the buffer is longer than `maxBufferS`, it is cut at the end of the latest
+ *   committed word that closes a sentence or a timed segment (a gap between word timings); the
+ *   words before the cut leave the buffer and become prompt. Past `hardBufferS` it is cut at the
+ *   last committed word whatever it is. A decode therefore never covers more than about
+ *   `hardBufferS` plus one partial interval of audio.
+ * - The final is the committed words plus the tail: the tail of the newest decode when that decode
+ *   already covered the whole utterance and the profile allows it (`reuseCoveringDecode`), else of
+ *   one decode of the buffer with the final search settings (`finalBeamSize`).
+ *
+ * The module knows no engine and no session: it is given a `decode` function.
+ */
+import type { TranscribeResult, WordTiming } from "../../workers/coordinator/types.ts";
+
+export type LatencyProfile = "low_latency" | "balanced" | "accurate";
+
+export interface StreamingProfile {
+  /** Milliseconds of new audio between partial decodes (the endpointer's partial interval). */
+  partialIntervalMs: number;
+  /** How many successive decodes must agree on words before they are committed (2 = LocalAgreement-2). */
+  agreement: number;
+  /** Buffer length (s) above which it is cut at a committed sentence or segment end. */
+  maxBufferS: number;
+  /** Buffer length (s) above which it is cut at the last committed word. */
+  hardBufferS: number;
+  /** Beam size of the final's tail decode (1 = greedy). */
+  finalBeamSize: number;
+  /** The final reuses the newest partial decode when it covered the whole utterance. */
+  reuseCoveringDecode: boolean;
+}
+
+/**
+ * What each latency profile changes. `low_latency` decodes often and finishes with what the
+ * partials already decoded; `accurate` commits only what three decodes agree on and re-decodes the
+ * uncommitted tail with a beam search at the end.
+ */
+export const STREAMING_PROFILES: Record<LatencyProfile, StreamingProfile> = {
+  low_latency: { partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true },
+  balanced: { partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true },
+  accurate: { partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false },
+};
+
+export function streamingProfile(name: string | undefined): StreamingProfile {
+  return STREAMING_PROFILES[(name ?? "balanced") as LatencyProfile] ?? STREAMING_PROFILES.balanced;
+}
+
+export interface StreamDecodeRequest {
+  /** The buffer: utterance audio from the buffer start on (16 kHz mono). */
+  audio: Float32Array;
+  /** Earlier text (previous utterances and the committed words before the buffer). */
+  previousText: string;
+  partial: boolean;
+  /** Beam size asked for a final decode. */
+  beamSize?: number;
+}
+
+export type StreamDecode = (req: StreamDecodeRequest) => Promise<TranscribeResult>;
+
+/** What a partial or final shows: committed words first (never retracted), then the tentative tail. */
+export interface StreamView {
+  committed: WordTiming[];
+  tentative: WordTiming[];
+  /** committed + tentative, joined with single spaces. */
+  text: string;
+  /** Times are seconds from the utterance's first sample. */
+  words: WordTiming[];
+  language: string;
+  confidence: number;
+  /** Seconds of the utterance the decode behind this view covered. */
+  end: number;
+}
+
+export interface UtteranceStreamOptions {
+  profile: StreamingProfile;
+  decode: StreamDecode;
+  /** Text said before this utterance (prompt for its first decodes). */
+  context?: string;
+  /** Called with each partial view, in order. */
+  onPartial?: (view: StreamView) => void;
+  /** Called when a partial decode fails (the next one is tried anyway). */
+  onError?: (err: unknown) => void;
+  sampleRate?: number;
+}
+
+/** Lower case, letters and digits only: how words are compared between decodes. */
+export function normalizeWord(word: string): string {
+  return word.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+}
+
+const same = (a: WordTiming, b: WordTiming) => normalizeWord(a.word) === normalizeWord(b.word);
+
+/** Longest common prefix (in words) of all the hypotheses. */
+export function agreedPrefix(hypotheses: WordTiming[][]): number {
+  if (hypotheses.length === 0) return 0;
+  let n = Math.min(...hypotheses.map((h) => h.length));
+  for (const h of hypotheses.slice(1)) {
+    let i = 0;
+    while (i < n && same(h[i]!, hypotheses[0]![i]!)) i++;
+    n = i;
+  }
+  return n;
+}
+
+/**
+ * How many leading words of a new decode of the buffer stand for the `committed` words already in
+ * it: the committed words themselves when the decode repeats them; else the cut, within three words
+ * of that count, after which the decode best matches the last three committed words (a decode may
+ * re-spell or drop a committed word); else, with no match at all, by time.
+ */
+export function alignToCommitted(words: WordTiming[], committed: WordTiming[]): number {
+  const n = committed.length;
+  if (n === 0) return 0;
+  if (words.length >= n && committed.every((c, i) => same(c, words[i]!))) return n;
+  let best = -1;
+  let bestScore = 0;
+  for (let j = Math.max(1, n - 3); j <= Math.min(words.length, n + 3); j++) {
+    let score = 0;
+    for (let i = 1; i <= Math.min(3, n, j); i++) if (same(words[j - i]!, committed[n - i]!)) score += i === 1 ? 1.5 : 1;
+    if (score > bestScore || (score === bestScore && score > 0 && Math.abs(j - n) < Math.abs(best - n))) {
+      best = j;
+      bestScore = score;
+    }
+  }
+  if (best >= 0) return best;
+  const last = committed[n - 1]!;
+  let k = 0;
+  while (k < words.length && (words[k]!.start + words[k]!.end) / 2 <= last.end) k++;
+  return k;
+}
+
+const SENTENCE_END = /[.?!…。？！]["')\]]*$/;
+
+interface Decoded {
+  /** Samples of the utterance the decode covered. */
+  audioEnd: number;
+  /** Words after the committed ones, utterance times. */
+  tentative: WordTiming[];
+  language: string;
+  confidence: number;
+  partial: boolean;
+}
+
+/** The streaming state of one utterance. */
+export class UtteranceStream {
+  private readonly rate: number;
+  /** Committed words before the buffer (prompt). */
+  private readonly done: WordTiming[] = [];
+  /** Committed words inside the buffer. */
+  private readonly committed: WordTiming[] = [];
+  /** Tentative words of the last decodes, newest last, each relative to the current commit. */
+  private history: WordTiming[][] = [];
+  private bufferStart = 0;
+  private latest: Decoded | null = null;
+  private running: Promise<void> | null = null;
+  /** The partial decode in flight and the utterance samples it covers. */
+  private inflight: { decoded: Promise<Decoded>; audioEnd: number } | null = null;
+  private queued: Float32Array | null = null;
+  private finished = false;
+  /** Decodes run so far (partial and final) and the seconds of audio they covered. */
+  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0 };
+
+  constructor(private readonly opts: UtteranceStreamOptions) {
+    this.rate = opts.sampleRate ?? 16000;
+  }
+
+  /** Seconds of the utterance before which audio is no longer decoded. */
+  get bufferStartSeconds(): number {
+    return this.bufferStart / this.rate;
+  }
+
+  /** Every committed word so far (utterance times). */
+  get committedWords(): WordTiming[] {
+    return [...this.done, ...this.committed];
+  }
+
+  /**
+   * The utterance so far (all of it, from its first sample). Decodes now unless one is running,
+   * in which case this audio is decoded next (replacing any audio already waiting).
+   */
+  partial(audio: Float32Array): void {
+    if (this.finished) return;
+    if (this.running) {
+      this.queued = audio;
+      return;
+    }
+    this.running = this.runPartials(audio);
+  }
+
+  private async runPartials(first: Float32Array): Promise<void> {
+    let audio: Float32Array | null = first;
+    while (audio && !this.finished) {
+      try {
+        const decoded = this.decodeBuffer(audio, true, 1);
+        this.inflight = { decoded, audioEnd: audio.length };
+        const d = await decoded.finally(() => (this.inflight = null));
+        if (this.finished) break;
+        this.agree(d);
+        this.cut();
+        this.opts.onPartial?.(this.view(this.history[this.history.length - 1] ?? [], d));
+      } catch (e) {
+        this.opts.onError?.(e);
+      }
+      audio = this.queued;
+      this.queued = null;
+    }
+    this.running = null;
+  }
+
+  /** Resolves once no decode is running or waiting. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /**
+   * The utterance is complete: the committed words plus the tail. The tail comes from the newest
+   * partial decode when it covers the whole utterance and the profile allows it (one in flight is
+   * awaited); otherwise from a new decode, started at once (a partial decode still in flight that
+   * does not cover the utterance is not waited for). Partials that arrive later are ignored.
+   */
+  async finish(audio: Float32Array): Promise<StreamView> {
+    this.queued = null;
+    this.finished = true;
+    const p = this.opts.profile;
+    const covers = (end: number) => end >= audio.length - Math.round(0.02 * this.rate);
+    let d: Decoded | null = null;
+    if (p.reuseCoveringDecode) {
+      if (this.inflight && covers(this.inflight.audioEnd)) d = await this.inflight.decoded.catch(() => null);
+      else if (!this.inflight && this.latest && covers(this.latest.audioEnd)) d = this.latest;
+    }
+    if (d === null) {
+      d = await this.decodeBuffer(audio, false, p.finalBeamSize);
+    } else {
+      // The newest decode's tail. It saw the utterance plus a little of the pause after it, so its
+      // (interpolated) word times may run past the final audio: they are clamped, no word dropped.
+      const end = audio.length / this.rate;
+      const clamp = (w: WordTiming) => ({ ...w, start: Math.min(w.start, end), end: Math.min(w.end, end) });
+      d = { ...d, audioEnd: audio.length, tentative: d.tentative.map(clamp) };
+    }
+    return this.view(d.tentative, d);
+  }
+
+  private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number): Promise<Decoded> {
+    const buffer = audio.subarray(Math.min(this.bufferStart, audio.length));
+    const previousText = [this.opts.context ?? "", ...this.done.map((w) => w.word)].join(" ").trim();
+    const seconds = buffer.length / this.rate;
+    this.stats.decodes++;
+    this.stats.decodedSeconds += seconds;
+    this.stats.maxDecodedSeconds = Math.max(this.stats.maxDecodedSeconds, seconds);
+    const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }) });
+    const offset = this.bufferStart / this.rate;
+    const words = (r.noSpeech ? [] : r.words)
+      .filter((w) => w.word.trim() !== "")
+      .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
+    const k = alignToCommitted(words, this.committed);
+    const decoded: Decoded = { audioEnd: audio.length, tentative: words.slice(k), language: r.language, confidence: r.confidence, partial };
+    this.latest = decoded;
+    return decoded;
+  }
+
+  /** LocalAgreement: commits the prefix the last `agreement` decodes share. */
+  private agree(d: Decoded): void {
+    const n = Math.max(1, this.opts.profile.agreement);
+    this.history.push(d.tentative);
+    if (this.history.length > n) this.history = this.history.slice(-n);
+    if (this.history.length < n) return;
+    const agreed = agreedPrefix(this.history);
+    if (agreed === 0) return;
+    // The newest decode's spelling and timings are kept.
+    this.committed.push(...d.tentative.slice(0, agreed));
+    this.history = this.history.map((h) => h.slice(agreed));
+    d.tentative = d.tentative.slice(agreed);
+  }
+
+  /** Moves committed words out of a buffer grown past its limit. */
+  private cut(): void {
+    const p = this.opts.profile;
+    const bufferS = ((this.latest?.audioEnd ?? 0) - this.bufferStart) / this.rate;
+    if (bufferS <= p.maxBufferS || this.committed.length === 0) return;
+    let at = -1;
+    for (let i = this.committed.length - 1; i >= 0 && at < 0; i--) {
+      const w = this.committed[i]!;
+      const next = this.committed[i + 1] ?? this.history[this.history.length - 1]?.[0];
+      if (SENTENCE_END.test(w.word) || (next !== undefined && next.start - w.end > 0.01)) at = i;
+    }
+    if (at < 0 && bufferS > p.hardBufferS) at = this.committed.length - 1;
+    if (at < 0) return;
+    const moved = this.committed.splice(0, at + 1);
+    this.done.push(...moved);
+    const last = moved[moved.length - 1]!;
+    const next = this.committed[0] ?? this.history[this.history.length - 1]?.[0];
+    const cutS = next !== undefined ? Math.max(last.end, Math.min(next.start, last.end + 0.1)) : last.end;
+    this.bufferStart = Math.max(this.bufferStart, Math.round(cutS * this.rate));
+    this.stats.cuts++;
+  }
+
+  private view(tentative: WordTiming[], d: Decoded): StreamView {
+    const committed = this.committedWords;
+    const words = [...committed, ...tentative];
+    return {
+      committed,
+      tentative,
+      text: words.map((w) => w.word).join(" "),
+      words,
+      language: d.language,
+      confidence: d.confidence,
+      end: d.audioEnd / this.rate,
+    };
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Streaming on real weights over the WebSocket: Whisper tiny.en serves trantoria-1 (models from
+ * `MODELS_DIR`, else the checkout's `models/`, as `scripts/bootstrap.sh` installs them).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import path from "node:path";
+import { readWavFile } from "../../workers/dsp/wav.ts";
+import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
+import { normalizeWord } from "../../server/session/streaming.ts";
+import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
+import { chunks, createSession, RATE, RawClient, toPcm16, type Msg } from "./helpers.ts";
+
+const MODELS = path.resolve(process.env.MODELS_DIR ?? path.join(import.meta.dir, "../../models"));
+
+let svc: TestService;
+let coordinator: InProcessCoordinator;
+beforeAll(async () => {
+  coordinator = await InProcessCoordinator.create({ modelsDir: MODELS, threads: 1, queueLimit: 200 });
+  // Loads the engine before the clock matters.
+  await coordinator.transcribe({ sessionId: "warm-up", utteranceId: "0", seq: 1, model: "trantoria-1", request: { audio: new Float32Array(RATE), partial: false, languages: ["en"] } });
+  svc = await startTestService({
+    modelsDir: MODELS,
+    coordinator: { capabilities: () => coordinator.capabilities(), transcribe: (j, s) => coordinator.transcribe(j, s), close: async () => {} },
+  });
+}, 120_000);
+afterAll(() => svc?.stop());
+
+const norm = (text: string) => text.split(/\s+/).map(normalizeWord).filter((w) => w !== "");
+const startsWith = (words: string[], prefix: string[]) => prefix.every((w, i) => words[i] === w);
+function commonPrefix(a: string[], b: string[]): string[] {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return a.slice(0, i);
+}
+
+/**
+ * Streams 16-kHz samples in 100-ms binary frames at real time, then `stop_recording`. After every
+ * `stepS` seconds of speech it waits for a new partial (on a slow machine, longer than real time),
+ * so the number of partials does not depend on the machine's speed.
+ */
+async function streamPaced(samples: Float32Array, init: Record<string, unknown>, stepS = 2): Promise<Msg[]> {
+  const { url } = await createSession(svc, { model: "trantoria-1", language_config: { languages: ["en"] }, ...init });
+  const client = new RawClient(url);
+  await client.opened;
+  const t0 = performance.now();
+  if (process.env.DEBUG_STREAMING) client.ws.addEventListener("message", (e) => console.log(((performance.now() - t0) / 1000).toFixed(2), String(e.data).slice(0, 160)));
+  const partials = () => client.messages.filter((m) => m.type === "transcript" && !m.data.is_final).length;
+  const frames = chunks(toPcm16(samples), RATE * 0.2);
+  let next = performance.now();
+  for (let i = 0; i < frames.length; i++) {
+    client.send(frames[i]!);
+    next += 100;
+    if ((i + 1) % (stepS * 10) === 0 && i < frames.length - 20) {
+      const seen = partials();
+      await client.waitFor(() => partials() > seen, 120_000);
+      next = performance.now();
+    }
+    const due = next - performance.now();
+    if (due > 0) await Bun.sleep(due);
+  }
+  client.stop();
+  expect((await client.closed).code).toBe(1000);
+  return client.messages;
+}
+
+describe("streamed partials and finals on Whisper tiny.en", () => {
+  const jfk = readWavFile(path.join(sharedAudio, "jfk.wav")).samples;
+  const reference = norm("And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.");
+
+  test("partials arrive while jfk.wav is spoken, committed words are never taken back, the final extends them", async () => {
+    // 0.5 s of silence, the 11-s utterance (its pauses are shorter than the endpointing window), 2 s of silence.
+    const samples = new Float32Array(jfk.length + 2.5 * RATE);
+    samples.set(jfk, RATE / 2);
+    const messages = await streamPaced(samples, { profile: "low_latency", endpointing: 1.2 });
+    if (process.env.DEBUG_STREAMING) for (const m of messages) if (m.type === "transcript") console.log(m.data.is_final, m.data.utterance.start, m.data.utterance.end, m.data.utterance.text);
+    const transcripts = messages.filter((m) => m.type === "transcript");
+    const finals = transcripts.filter((m) => m.data.is_final);
+    expect(finals.length).toBe(1);
+    const final = finals[0]!;
+    const partials = transcripts.filter((m) => !m.data.is_final && m.data.id === final.data.id);
+    expect(partials.length).toBeGreaterThanOrEqual(5);
+    // Partials come during the utterance: the first well before its end.
+    const speechEnd = 0.5 + jfk.length / RATE;
+    expect(partials[0]!.data.utterance.end).toBeLessThan(speechEnd - 3);
+    expect(transcripts.indexOf(final)).toBeGreaterThan(transcripts.indexOf(partials.at(-1)!));
+
+    // Two successive partials agree on the committed words (LocalAgreement-2), which every later
+    // partial and the final start with.
+    const texts = partials.map((m) => norm(m.data.utterance.text));
+    const finalWords = norm(final.data.utterance.text);
+    let committed: string[] = [];
+    for (let i = 1; i < texts.length; i++) {
+      const agreed = commonPrefix(texts[i - 1]!, texts[i]!);
+      expect(startsWith(agreed, committed)).toBe(true);
+      committed = agreed.length > committed.length ? agreed : committed;
+      for (const later of [...texts.slice(i + 1), finalWords]) expect(startsWith(later, agreed)).toBe(true);
+    }
+    expect(committed.length).toBeGreaterThan(3);
+    // Committed words plus the tail (empty when the partials in the pause already committed everything).
+    expect(finalWords.length).toBeGreaterThanOrEqual(committed.length);
+    // The final is accurate: at most one word in twenty differs from the reference.
+    const wrong = reference.filter((w, i) => finalWords[i] !== w).length + Math.abs(finalWords.length - reference.length);
+    expect(wrong / reference.length).toBeLessThanOrEqual(0.05);
+  }, 240_000);
+});

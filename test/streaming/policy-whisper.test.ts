@@ -1,0 +1,74 @@
+/**
+ * The streaming policy driven by Whisper tiny.en itself (real weights, `MODELS_DIR` or the
+ * checkout's `models/`): the engine is called directly, without a service around it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join, resolve } from "node:path";
+import { readWavFile } from "../../workers/dsp/wav.ts";
+import { WhisperEngine } from "../../workers/engines/whisper/index.ts";
+import type { WordTiming } from "../../workers/engines/types.ts";
+import { STREAMING_PROFILES, UtteranceStream, normalizeWord, type StreamDecodeRequest, type StreamView } from "../../server/session/streaming.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const MODELS = resolve(process.env.MODELS_DIR ?? join(ROOT, "models"));
+const AUDIO = resolve(ROOT, "../shared/audio");
+const RATE = 16000;
+const texts = (ws: WordTiming[]) => ws.map((x) => x.word).join(" ");
+
+/** Word error rate after lower-casing and dropping punctuation. */
+function wer(reference: string, hypothesis: string): number {
+  const norm = (s: string) => s.split(/\s+/).map(normalizeWord).filter((x) => x !== "");
+  const r = norm(reference);
+  const h = norm(hypothesis);
+  const d = Array.from({ length: r.length + 1 }, (_, i) => Array.from({ length: h.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= r.length; i++) {
+    for (let j = 1; j <= h.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1));
+  }
+  return d[r.length]![h.length]! / Math.max(1, r.length);
+}
+
+/** Every view's committed words start with the previous view's committed words, unchanged. */
+function expectNoRetraction(views: StreamView[]): void {
+  for (let i = 1; i < views.length; i++) {
+    const before = texts(views[i - 1]!.committed);
+    const now = texts(views[i]!.committed);
+    expect(now.startsWith(before)).toBe(true);
+    expect(views[i]!.text.startsWith(now)).toBe(true);
+  }
+}
+
+describe("UtteranceStream on Whisper tiny.en (real weights)", () => {
+  let engine: WhisperEngine;
+  const jfk = readWavFile(join(AUDIO, "jfk.wav")).samples;
+  const reference = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.";
+
+  beforeAll(async () => {
+    engine = await WhisperEngine.load({
+      modelDir: join(MODELS, "whisper-tiny.en"),
+      assetsDir: join(MODELS, "whisper-assets"),
+      decoding: { beamSize: 1 },
+    });
+  });
+  afterAll(() => engine?.dispose());
+
+  const decode = (req: StreamDecodeRequest) =>
+    engine.transcribe({ audio: req.audio, partial: req.partial, languages: ["en"], previousText: req.previousText || undefined, beamSize: req.beamSize });
+
+  test("partials grow while jfk.wav is spoken, committed words stay, and the final is as good as offline", async () => {
+    const offline = await engine.transcribe({ audio: jfk, partial: false, languages: ["en"] });
+    const views: StreamView[] = [];
+    const stream = new UtteranceStream({ profile: STREAMING_PROFILES.balanced, decode, onPartial: (v) => views.push(v) });
+    for (let t = 1; t < jfk.length / RATE; t += 1) {
+      stream.partial(jfk.subarray(0, t * RATE));
+      await stream.idle();
+    }
+    const final = await stream.finish(jfk);
+    expect(views.length).toBe(10);
+    expect(views.filter((v) => v.text !== "").length).toBeGreaterThanOrEqual(8);
+    // Words get committed before the end, and never change afterwards.
+    expect(views[5]!.committed.length).toBeGreaterThan(3);
+    expectNoRetraction([...views, final]);
+    expect(texts(final.words)).toBe(texts([...final.committed, ...final.tentative]));
+    expect(wer(reference, final.text)).toBeLessThanOrEqual(wer(reference, offline.text) * 1.1 + 1e-9);
+  }, 300_000);
+});
