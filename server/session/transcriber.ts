@@ -55,6 +55,11 @@ interface PendingFinal {
 export class Transcriber {
   /** Per channel: final emission in utterance order. */
   private finalChains: Promise<void>[];
+  /**
+   * Per channel: recognition of finals in utterance order. A final is decoded once the channel's
+   * previous final is recognized, so the text it is prompted with does not depend on timing.
+   */
+  private recognitionChains: Promise<void>[];
   private readonly pendingFinals = new Set<PendingFinal>();
   /** Per channel: start (s, session time) of an utterance not yet final, or null. */
   private readonly openStart: (number | null)[];
@@ -83,6 +88,7 @@ export class Transcriber {
     restored?: RecognitionState,
   ) {
     this.finalChains = Array.from({ length: channels }, () => Promise.resolve());
+    this.recognitionChains = Array.from({ length: channels }, () => Promise.resolve());
     this.openStart = Array.from({ length: channels }, () => null);
     this.indexBase = restored ? restored.indexBase : new Array(channels).fill(0);
     this.streaming = streamingProfile(host.options.profile);
@@ -214,7 +220,16 @@ export class Transcriber {
     // Streamed: the committed words plus the tail. Otherwise one decode of the whole utterance.
     const result = streamed
       ? streamed.stream.finish(audio).then(viewResult, () => null)
-      : this.transcribeWithRetry(channel, key, 1_000_000, audio, { beamSize: this.streaming.finalBeamSize });
+      : this.recognitionChains[channel]!.then(() =>
+          this.transcribeWithRetry(channel, key, 1_000_000, audio, { beamSize: this.streaming.finalBeamSize }),
+        );
+    // What the channel has heard (the prompt of later decodes) grows in utterance order, at recognition.
+    this.recognitionChains[channel] = result.then(
+      (r) => {
+        if (r && r.text.trim() !== "") this.heard.push(this.toUtterance(r, channel, start, end));
+      },
+      () => undefined,
+    );
     this.finalChains[channel] = this.finalChains[channel]!.then(async () => {
       const r = await result;
       this.finalized.add(key);
@@ -248,7 +263,6 @@ export class Transcriber {
         ? await this.host.enrichment.final(f.utterance, { id: f.id, channel: f.utterance.channel, ...(f.audio ? { audio: f.audio } : {}) })
         : { utterance: f.utterance, messages: [] };
       this.utterances.push(utterance);
-      this.heard.push(f.utterance);
       this.deliver(f.id, true, utterance, messages);
     }
     this.settle(f.tokens ?? []);
