@@ -7,13 +7,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { buildContract, localDocuments } from "../../conformance/contract.ts";
 import { formatReport, junitXml, type Report } from "../../conformance/report.ts";
 import { runSuite } from "../../conformance/run.ts";
+import { englishModelsDirWithAddons } from "../helpers/models.ts";
 import { startTestService, type TestService } from "../helpers/server.ts";
 
 let svc: TestService;
 let report: Report;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // Every advertised add-on served, so that random init bodies asking for any of them can succeed.
+  svc = await startTestService({ modelsDir: englishModelsDirWithAddons() });
   const all = await svc.account({ plan: { maxConcurrentSessions: 100_000 } });
   const unscoped = await svc.account({ scopes: [] });
   report = await runSuite({

@@ -38,6 +38,10 @@ export function requireModels(...ids: string[]): void {
 export const vadModelsDir = existsSync(path.join(modelsDir, "silero-vad", "silero_vad.onnx")) ? modelsDir : sharedModels;
 
 let english: string | null = null;
+let englishWithAddons: string | null = null;
+
+/** The audio add-ons' models (end of turn, speaker embeddings). */
+export const ADDON_MODELS = ["smart-turn-v3", "resemblyzer-speaker"];
 
 /**
  * A models directory serving exactly `trantoria-1` (whisper-tiny.en, English) plus Silero VAD:
@@ -53,5 +57,21 @@ export function englishModelsDir(): string {
   symlinkSync(path.join(vadModelsDir, "silero-vad", "silero_vad.onnx"), path.join(dir, "silero-vad", "silero_vad.onnx"));
   process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
   english = dir;
+  return dir;
+}
+
+/**
+ * `englishModelsDir()` plus the audio add-ons' models: a deployment on which every advertised
+ * add-on is served (the conformance suite's random init bodies ask for any of them).
+ */
+export function englishModelsDirWithAddons(): string {
+  if (englishWithAddons) return englishWithAddons;
+  requireModels("whisper-tiny.en", ...ADDON_MODELS);
+  const base = englishModelsDir();
+  const dir = mkdtempSync(path.join(tmpdir(), "live-stt-models-"));
+  for (const id of ["whisper-tiny.en", "whisper-assets", "silero-vad"]) symlinkSync(path.join(base, id), path.join(dir, id));
+  for (const id of ADDON_MODELS) symlinkSync(path.join(modelsDir, id), path.join(dir, id));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  englishWithAddons = dir;
   return dir;
 }
