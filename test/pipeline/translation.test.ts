@@ -13,7 +13,7 @@ import { readWavFile } from "../../workers/dsp/wav.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import type { InferenceCoordinator, InferenceJob } from "../../workers/coordinator/types.ts";
 import { buildFixtures } from "../../workers/fixtures/build.ts";
-import { againstCloud } from "../helpers/cloud-schemas.ts";
+import { againstCloudAsyncapi as againstCloud } from "../helpers/cloud.ts";
 import { sharedAudio, sharedModels, startTestService, type TestService } from "../helpers/server.ts";
 import { chunks, contractErrors, createSession, RawClient, toPcm16 } from "./helpers.ts";
 
