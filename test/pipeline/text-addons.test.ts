@@ -11,6 +11,7 @@ import { englishModelsDir } from "../helpers/models.ts";
 import { startTestService, type TestService } from "../helpers/server.ts";
 import { spoken } from "../helpers/speech.ts";
 import { chunks, contractErrors, createSession, RawClient, toPcm16 } from "./helpers.ts";
+import { join16k } from "../helpers/addon-models.ts";
 
 const MODELS = englishModelsDir();
 let coordinator: InProcessCoordinator;
@@ -30,15 +31,7 @@ const SENTENCES = {
 
 /** Sentences spoken one after another with 1.5 s of silence between them. */
 function call(sentences: string[]): Float32Array {
-  const gap = new Float32Array(24000);
-  const parts = [gap, ...sentences.flatMap((s) => [spoken(s, "en-us", s === SENTENCES.phone ? 100 : 120), gap])];
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return join16k(1.5, ...sentences.flatMap((s) => [spoken(s, "en-us", s === SENTENCES.phone ? 100 : 120), 1.5]));
 }
 
 async function session(init: Record<string, unknown>, samples: Float32Array) {
