@@ -169,6 +169,9 @@ async function buildWebSocketReference(document: object, output: string): Promis
     '<a href="/docs" style="color:#2f6fde;margin-right:12px">HTTP API</a><b>WebSocket API</b>' +
     '<a href="/" style="color:#2f6fde;margin-left:12px">Playground</a></nav>';
   writeFileSync(index, readFileSync(index, "utf8").replace("<body>", `<body>\n${nav}`));
+  // The template's UI bundle (2.4 MB) is a verbatim copy of a file of the npm package: the service
+  // serves it from there rather than keeping a second copy in generated/.
+  rmSync(path.join(output, "js", "asyncapi-ui.min.js"), { force: true });
 }
 
 /** Every text file ends with LF line endings (some generators emit CRLF on some platforms). */

@@ -12,6 +12,8 @@ import type { Logger } from "../log.ts";
 const root = path.resolve(import.meta.dir, "../..");
 const web = path.join(root, "web");
 const websocketDocs = path.join(root, "generated", "docs", "websocket");
+/** The WebSocket reference's UI bundle, served from the template's npm package (not copied into generated/). */
+const websocketUi = path.join(root, "node_modules", "@asyncapi", "html-template", "template", "js", "asyncapi-ui.min.js");
 
 const HTML = "text/html; charset=utf-8";
 const JS = "text/javascript; charset=utf-8";
@@ -88,7 +90,9 @@ export function pageRoutes<App extends Elysia>(app: App, log: Logger): App {
   app.get("/docs/redoc.standalone.js", async () => new Response(await redocBundle(), { headers: { "content-type": JS, "cache-control": "public, max-age=3600" } }));
   const websocketPage = (name: string) => {
     const type = websocketFiles[name];
-    return type === undefined ? notFound() : file(path.join(websocketDocs, name === "" ? "index.html" : name), type);
+    if (type === undefined) return notFound();
+    if (name === "js/asyncapi-ui.min.js") return file(websocketUi, type);
+    return file(path.join(websocketDocs, name === "" ? "index.html" : name), type);
   };
   app.get("/docs/websocket/*", ({ params }: { params: { "*": string } }) => websocketPage(params["*"]));
   // The router also sends `/docs/websocket/` here; the page's links are relative to the folder.
