@@ -82,6 +82,16 @@ describe("/docs", () => {
     expect(redirect.status).toBe(301);
     expect(redirect.headers.get("location")).toBe("/docs/websocket/");
     expect((await fetch(service.url + "/docs/websocket/js/nothing.js")).status).toBe(404);
+    // The page's scripts: its own app and the template's UI bundle (served from the npm package).
+    for (const name of ["js/app.js", "js/asyncapi-ui.min.js"]) {
+      const res = await fetch(`${service.url}/docs/websocket/${name}`);
+      expect({ name, status: res.status, type: res.headers.get("content-type"), big: (await res.text()).length > 10_000 }).toEqual({
+        name,
+        status: 200,
+        type: expect.stringContaining("javascript"),
+        big: true,
+      });
+    }
     expect((await fetch(service.url + "/docs/websocket/../../package.json")).status).toBe(404);
   });
 });
