@@ -7,29 +7,10 @@
  */
 import type { Logger } from "../log.ts";
 import type { Enricher } from "./enrich.ts";
+import type { TurnEnd, TurnEvent, TurnScore } from "../../common/turn-events.ts";
 
-/** An evaluation of a silence (→ `end_of_turn_score`). */
-export interface TurnScore {
-  type: "score";
-  channel: number;
-  probability: number;
-  threshold: number;
-  silence_ms: number;
-  time: number;
-  ended: boolean;
-}
+export type { TurnEnd, TurnEvent, TurnScore };
 
-/** A turn that ended (→ `end_of_turn`). */
-export interface TurnEnd {
-  type: "end";
-  channel: number;
-  probability: number | null;
-  reason: "model" | "timeout";
-  end: number;
-  speech_duration: number;
-}
-
-export type TurnEvent = TurnScore | TurnEnd;
 
 /** The detection of one channel: audio in (session time of its first sample), events out in stream order. */
 export interface TurnChannel {

@@ -20,6 +20,10 @@
  * Times are seconds on the caller's clock (the session's), given with the audio pushed.
  */
 
+import type { TurnEnd, TurnEvent, TurnScore } from "../../../common/turn-events.ts";
+
+export type { TurnEnd, TurnEvent, TurnScore };
+
 export interface EndOfTurnSettings {
   threshold: number;
   silence_ms: number;
@@ -32,29 +36,6 @@ export interface EndOfTurnSettings {
 /** Probability (0..1) that the speaker finished, from 16 kHz audio ending at the evaluation. */
 export type TurnPredictor = (audio: Float32Array) => Promise<number>;
 
-export interface TurnScore {
-  type: "score";
-  channel: number;
-  probability: number;
-  threshold: number;
-  silence_ms: number;
-  /** Time of the evaluation. */
-  time: number;
-  ended: boolean;
-}
-
-export interface TurnEnd {
-  type: "end";
-  channel: number;
-  probability: number | null;
-  reason: "model" | "timeout";
-  /** When the turn ended: the end of its last speech. */
-  end: number;
-  /** Seconds of speech in the turn. */
-  speech_duration: number;
-}
-
-export type TurnEvent = TurnScore | TurnEnd;
 
 const SAMPLE_RATE = 16000;
 const BLOCK = 160; // 10 ms
