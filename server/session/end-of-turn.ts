@@ -11,7 +11,6 @@ import type { TurnEnd, TurnEvent, TurnScore } from "../../common/turn-events.ts"
 
 export type { TurnEnd, TurnEvent, TurnScore };
 
-
 /** The detection of one channel: audio in (session time of its first sample), events out in stream order. */
 export interface TurnChannel {
   push(samples: Float32Array, time: number): Promise<TurnEvent[]>;

@@ -36,7 +36,6 @@ export interface EndOfTurnSettings {
 /** Probability (0..1) that the speaker finished, from 16 kHz audio ending at the evaluation. */
 export type TurnPredictor = (audio: Float32Array) => Promise<number>;
 
-
 const SAMPLE_RATE = 16000;
 const BLOCK = 160; // 10 ms
 const BLOCK_S = BLOCK / SAMPLE_RATE;
