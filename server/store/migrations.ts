@@ -52,4 +52,20 @@ export const migrations: readonly string[] = [
      data TEXT NOT NULL,
      created_at INTEGER NOT NULL
    );`,
+  `CREATE TABLE session_checkpoints (
+     session_id TEXT PRIMARY KEY,
+     state TEXT NOT NULL
+   );
+   CREATE TABLE session_checkpoint_audio (
+     session_id TEXT NOT NULL,
+     offset INTEGER NOT NULL,
+     bytes BLOB NOT NULL,
+     PRIMARY KEY (session_id, offset)
+   );
+   CREATE TABLE session_checkpoint_finals (
+     session_id TEXT NOT NULL,
+     idx INTEGER NOT NULL,
+     body TEXT NOT NULL,
+     PRIMARY KEY (session_id, idx)
+   );`,
 ];

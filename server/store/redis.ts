@@ -23,6 +23,10 @@
  *                                          or processing; ended sessions leave it
  *   {p}:store:unused-urls                  zset of queued never-connected session ids scored by createdAt
  *   {p}:store:account-llm-callbacks:{id}   list of stored LLM callbacks, newest first, capped
+ *   {p}:store:checkpoint:{id}              string: a live session's crash checkpoint state (JSON)
+ *   {p}:store:checkpoint-audio:{id}        hash: stream offset → raw audio chunk of that checkpoint
+ *   {p}:store:checkpoint-finals:{id}       hash: index → final (JSON) of that checkpoint
+ *                                          (the three expire CHECKPOINT_TTL_MS after their last write)
  *
  * Every write that touches several keys is one Lua script (atomic). Scripts that start from a session
  * id find the account's keys from the session hash, so the layout needs one Redis (or a primary with
@@ -40,6 +44,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { DEFAULT_PREFIX, RedisKeys } from "../../common/redis/keys.ts";
+import { RESP_TYPES } from "redis";
 import { connectRedis, dropClient, isReplyError, sleep, type RedisClient } from "../../common/redis/client.ts";
 import { settleWithin } from "../../common/timeout.ts";
 import { hasRecordFilters, matchesListFilters } from "./list-filter.ts";
@@ -47,18 +52,23 @@ import { hashSecret, newAccount, newKey } from "./records.ts";
 import {
   type Account,
   type ApiKeyRecord,
+  type CheckpointWrite,
   type CreateSessionOutcome,
   type Plan,
   type Scope,
   type SessionListQuery,
   type SessionRecord,
   type Store,
+  type StoredCheckpoint,
 } from "./types.ts";
 
 /** Stored LLM callbacks kept per account (newest first). */
 export const LLM_CALLBACKS_KEPT = 1000;
 /** How long `close()` waits for pending writes, then for the connection to drain. */
 const CLOSE_WAIT_MS = 2000;
+/** A checkpoint nobody wrote for this long is dropped (its session ended long ago or was lost). */
+const CHECKPOINT_TTL_MS = 24 * 3600 * 1000;
+const BINARY = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } } as const;
 
 const seg = {
   account: "account:",
@@ -73,6 +83,9 @@ const seg = {
   accountOpen: "account-open:",
   unused: "unused-urls",
   accountCallbacks: "account-llm-callbacks:",
+  checkpoint: "checkpoint:",
+  checkpointAudio: "checkpoint-audio:",
+  checkpointFinals: "checkpoint-finals:",
 } as const;
 
 const SEQ_DIGITS = 16;
@@ -324,6 +337,8 @@ export class RedisStore implements Store {
   private closed = false;
   /** Tail of each session's pending patches, so they apply in issue order. */
   private readonly patches = new Map<string, Promise<void>>();
+  /** Tail of each session's pending checkpoint writes. */
+  private readonly checkpoints = new Map<string, Promise<void>>();
 
   private constructor(
     readonly client: RedisClient,
@@ -574,6 +589,73 @@ export class RedisStore implements Store {
 
   async deleteSession(id: string): Promise<void> {
     await this.script(DELETE_SESSION, [this.k(seg.session, id), this.k(seg.unused)], [this.base, id]);
+    await this.dropCheckpoint(id);
+  }
+
+  // ── crash checkpoints ─────────────────────────────────────────────────────────────────────────
+
+  private checkpointKeys(id: string): [state: string, audio: string, finals: string] {
+    return [this.k(seg.checkpoint, id), this.k(seg.checkpointAudio, id), this.k(seg.checkpointFinals, id)];
+  }
+
+  /** One MULTI (atomic, and idempotent: fields are keyed by offset and index), in issue order per session. */
+  saveCheckpoint(id: string, w: CheckpointWrite): Promise<void> {
+    const previous = this.checkpoints.get(id);
+    const write = (previous ? previous.then(noop, noop) : Promise.resolve()).then(() => this.retrying(async () => {
+      await this.checkpointMulti(id, w).exec();
+    }));
+    this.checkpoints.set(id, write);
+    const forget = () => {
+      if (this.checkpoints.get(id) === write) this.checkpoints.delete(id);
+    };
+    write.then(forget, forget);
+    return write;
+  }
+
+  private checkpointMulti(id: string, w: CheckpointWrite) {
+    const [state, audio, finals] = this.checkpointKeys(id);
+    const m = this.client.multi();
+    if (w.reset) m.del([state, audio, finals]);
+    if (w.dropAudio.length > 0) m.hDel(audio, w.dropAudio.map(String));
+    if (w.audio.length > 0) m.hSet(audio, String(w.audioOffset), Buffer.from(w.audio.buffer, w.audio.byteOffset, w.audio.byteLength));
+    if (w.finals.length > 0) m.hSet(finals, Object.fromEntries(w.finals.map((f, i) => [String(w.finalsFrom + i), JSON.stringify(f)])));
+    m.set(state, JSON.stringify(w.state), { PX: CHECKPOINT_TTL_MS });
+    m.pExpire(audio, CHECKPOINT_TTL_MS);
+    m.pExpire(finals, CHECKPOINT_TTL_MS);
+    return m;
+  }
+
+  /** Runs `op` again while the connection breaks before Redis answers (the op must be idempotent). */
+  private async retrying<T>(op: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await op();
+      } catch (e) {
+        if (isReplyError(e) || this.closed) throw e;
+        await sleep(Math.min(50 * 2 ** Math.min(attempt, 5), 1000));
+      }
+    }
+  }
+
+  async loadCheckpoint(id: string): Promise<StoredCheckpoint | null> {
+    const [stateKey, audioKey, finalsKey] = this.checkpointKeys(id);
+    const [state, audioFlat, finalsFlat] = await Promise.all([
+      this.client.get(stateKey),
+      this.client.sendCommand(["HGETALL", audioKey], BINARY) as Promise<Buffer[]>,
+      this.client.sendCommand(["HGETALL", finalsKey]) as Promise<string[]>,
+    ]);
+    if (state === null) return null;
+    const audio: StoredCheckpoint["audio"] = [];
+    for (let i = 0; i + 1 < audioFlat.length; i += 2) audio.push({ offset: Number(audioFlat[i]!.toString()), bytes: new Uint8Array(audioFlat[i + 1]!) });
+    audio.sort((a, b) => a.offset - b.offset);
+    const finals: [number, unknown][] = [];
+    for (let i = 0; i + 1 < finalsFlat.length; i += 2) finals.push([Number(finalsFlat[i]), JSON.parse(finalsFlat[i + 1]!)]);
+    finals.sort((a, b) => a[0] - b[0]);
+    return { state: JSON.parse(state), audio, finals: finals.map((f) => f[1]) };
+  }
+
+  async dropCheckpoint(id: string): Promise<void> {
+    await this.client.del(this.checkpointKeys(id));
   }
 
   async expiredUnusedSessions(now: number, urlTtlMs: number): Promise<SessionRecord[]> {
@@ -599,7 +681,7 @@ export class RedisStore implements Store {
   /** Waits a moment for pending patches, then closes the connection (dropping it if Redis does not answer). */
   async close(): Promise<void> {
     if (this.closed) return;
-    await settleWithin(Promise.allSettled([...this.patches.values()]), CLOSE_WAIT_MS);
+    await settleWithin(Promise.allSettled([...this.patches.values(), ...this.checkpoints.values()]), CLOSE_WAIT_MS);
     this.closed = true;
     await settleWithin(Promise.resolve().then(() => this.client.close()), CLOSE_WAIT_MS);
     dropClient(this.client);

@@ -8,12 +8,14 @@ import { hashSecret, newAccount, newKey } from "./records.ts";
 import {
   type Account,
   type ApiKeyRecord,
+  type CheckpointWrite,
   type CreateSessionOutcome,
   type Plan,
   type Scope,
   type SessionListQuery,
   type SessionRecord,
   type Store,
+  type StoredCheckpoint,
 } from "./types.ts";
 
 
@@ -274,11 +276,47 @@ export class SqliteStore implements Store {
   }
 
   async deleteSession(id: string): Promise<void> {
-    this.db.query("DELETE FROM sessions WHERE id = ?").run(id);
+    this.db.transaction(() => {
+      this.db.query("DELETE FROM sessions WHERE id = ?").run(id);
+      this.dropCheckpointSync(id);
+    })();
   }
 
   async expiredUnusedSessions(now: number, urlTtlMs: number): Promise<SessionRecord[]> {
     return (this.db.query("SELECT * FROM sessions WHERE status = 'queued' AND connected_at IS NULL AND created_at <= ?").all(now - urlTtlMs) as Row[]).map(rowToSession);
+  }
+
+  async saveCheckpoint(id: string, w: CheckpointWrite): Promise<void> {
+    this.db.transaction(() => {
+      if (w.reset) this.dropCheckpointSync(id);
+      const dropAudio = this.db.query("DELETE FROM session_checkpoint_audio WHERE session_id = ? AND offset = ?");
+      for (const o of w.dropAudio) dropAudio.run(id, o);
+      if (w.audio.length > 0) {
+        this.db.query("INSERT OR REPLACE INTO session_checkpoint_audio (session_id, offset, bytes) VALUES (?, ?, ?)").run(id, w.audioOffset, w.audio);
+      }
+      const addFinal = this.db.query("INSERT OR REPLACE INTO session_checkpoint_finals (session_id, idx, body) VALUES (?, ?, ?)");
+      w.finals.forEach((f, i) => addFinal.run(id, w.finalsFrom + i, JSON.stringify(f)));
+      this.db.query("INSERT OR REPLACE INTO session_checkpoints (session_id, state) VALUES (?, ?)").run(id, JSON.stringify(w.state));
+    })();
+  }
+
+  async loadCheckpoint(id: string): Promise<StoredCheckpoint | null> {
+    const row = this.db.query("SELECT state FROM session_checkpoints WHERE session_id = ?").get(id) as Row | null;
+    if (!row) return null;
+    const audio = (this.db.query("SELECT offset, bytes FROM session_checkpoint_audio WHERE session_id = ? ORDER BY offset").all(id) as Row[]).map((r) => ({
+      offset: r.offset as number,
+      bytes: new Uint8Array(r.bytes as Uint8Array),
+    }));
+    const finals = (this.db.query("SELECT body FROM session_checkpoint_finals WHERE session_id = ? ORDER BY idx").all(id) as Row[]).map((r) => JSON.parse(r.body));
+    return { state: JSON.parse(row.state), audio, finals };
+  }
+
+  async dropCheckpoint(id: string): Promise<void> {
+    this.db.transaction(() => this.dropCheckpointSync(id))();
+  }
+
+  private dropCheckpointSync(id: string): void {
+    for (const t of ["session_checkpoints", "session_checkpoint_audio", "session_checkpoint_finals"]) this.db.query(`DELETE FROM ${t} WHERE session_id = ?`).run(id);
   }
 
   async storeLlmCallback(accountId: string, body: { request_id: string; customer_id: string; status: string; data: unknown }, now: number): Promise<void> {

@@ -101,6 +101,34 @@ export interface SessionListQuery {
   customMetadata?: Record<string, unknown>;
 }
 
+/**
+ * One write of a live session's crash checkpoint (what another gateway, or the restarted process,
+ * resumes from at the last acknowledgment). The state is small; the raw audio tail and the finals are
+ * appended, so a write carries only what is new since the previous one. A write is atomic and
+ * idempotent (safe to send again after a broken connection).
+ */
+export interface CheckpointWrite {
+  /** Drops whatever was stored before this write (a session that starts checkpointing here). */
+  reset: boolean;
+  /** The resume state (JSON, opaque to the store). */
+  state: unknown;
+  /** Raw audio appended at stream offset `audioOffset` (may be empty). */
+  audio: Uint8Array;
+  audioOffset: number;
+  /** Audio chunks stored at these offsets are released (no resume needs them any more). */
+  dropAudio: number[];
+  /** Finals appended at list index `finalsFrom` (JSON, opaque to the store). */
+  finals: unknown[];
+  finalsFrom: number;
+}
+
+/** A stored checkpoint: its state, its audio chunks by stream offset (ascending), its finals in order. */
+export interface StoredCheckpoint {
+  state: unknown;
+  audio: { offset: number; bytes: Uint8Array }[];
+  finals: unknown[];
+}
+
 export type CreateSessionOutcome = { ok: true } | { ok: false; reason: "concurrency_limit" };
 
 export interface Store {
@@ -137,6 +165,13 @@ export interface Store {
   deleteSession(id: string): Promise<void>;
   /** Queued sessions whose URL expired unused at `now` (for the sweeper). */
   expiredUnusedSessions(now: number, urlTtlMs: number): Promise<SessionRecord[]>;
+
+  /** Applies a checkpoint write. Writes of one session from one process are applied in issue order. */
+  saveCheckpoint(sessionId: string, write: CheckpointWrite): Promise<void>;
+  /** The stored checkpoint of a session, or null. */
+  loadCheckpoint(sessionId: string): Promise<StoredCheckpoint | null>;
+  /** Drops a session's checkpoint (it ended). */
+  dropCheckpoint(sessionId: string): Promise<void>;
 
   storeLlmCallback(accountId: string, body: { request_id: string; customer_id: string; status: string; data: unknown }, now: number): Promise<void>;
   close(): Promise<void>;

@@ -98,6 +98,32 @@ for (const backend of backends) {
   describe(`${backend.name} (shared behaviour)`, () => {
     const it = (name: string, fn: (s: Store) => Promise<void>) => test(name, () => using(backend, fn));
 
+    // ── crash checkpoints ─────────────────────────────────────────────────────────────────────
+
+    it("checkpoints: appended audio and finals, released chunks, a reset; dropped with the session", async (s) => {
+      const bytes = (n: number, v: number) => new Uint8Array(n).fill(v);
+      expect(await s.loadCheckpoint("x")).toBeNull();
+      const base = { reset: false, dropAudio: [] as number[], finals: [] as unknown[], finalsFrom: 0 };
+      await s.saveCheckpoint("x", { ...base, reset: true, state: { n: 1 }, audio: bytes(4, 1), audioOffset: 0, finals: [{ id: "0:0" }] });
+      await s.saveCheckpoint("x", { ...base, state: { n: 2 }, audio: bytes(3, 2), audioOffset: 4, finals: [{ id: "0:1" }, { id: "0:2" }], finalsFrom: 1 });
+      // Sent twice (a retry after a broken connection): the same result.
+      const third = { ...base, state: { n: 3 }, audio: new Uint8Array([0, 255, 7]), audioOffset: 7, dropAudio: [0] };
+      await s.saveCheckpoint("x", third);
+      await s.saveCheckpoint("x", third);
+      expect(await s.loadCheckpoint("x")).toEqual({
+        state: { n: 3 },
+        audio: [
+          { offset: 4, bytes: bytes(3, 2) },
+          { offset: 7, bytes: new Uint8Array([0, 255, 7]) },
+        ],
+        finals: [{ id: "0:0" }, { id: "0:1" }, { id: "0:2" }],
+      });
+      await s.saveCheckpoint("x", { ...base, reset: true, state: { n: 4 }, audio: bytes(2, 9), audioOffset: 100 });
+      expect(await s.loadCheckpoint("x")).toEqual({ state: { n: 4 }, audio: [{ offset: 100, bytes: bytes(2, 9) }], finals: [] });
+      await s.dropCheckpoint("x");
+      expect(await s.loadCheckpoint("x")).toBeNull();
+    });
+
     // ── accounts ──────────────────────────────────────────────────────────────────────────────
 
     it("accounts: created with the default plan, read back, listed by creation", async (s) => {
