@@ -126,20 +126,30 @@ export class SessionAcks {
 
   /** The stream state a restarted process resumes from, audio transcribed up to `transcribed` seconds. */
   snapshot(transcribed: number): StreamState {
+    const position = this.position(transcribed);
+    return { ...position, tail: this.bytesFrom(position.tailStart) };
+  }
+
+  /** `snapshot` without the tail bytes (read them with `bytesFrom(tailStart)`). */
+  position(transcribed: number): Omit<StreamState, "tail"> {
     // On the VAD's frame grid (32 ms), so the replayed audio is scored in the same windows.
     const replayFromSeconds = Math.max(0, Math.floor((transcribed - RESTART_WARMUP_S) / VAD_FRAME_S) * VAD_FRAME_S);
     const replayFrom = Math.max(this.retained.start, this.absoluteOffsetAt(replayFromSeconds));
     const candidates = this.ledger.resumeCandidates.map((c) => c + this.ledgerBase);
-    const tailStart = Math.min(candidates[0]!, replayFrom, this.retained.end);
+    const tailStart = Math.max(Math.min(candidates[0]!, replayFrom, this.retained.end), this.retained.start);
     return {
       received: this.retained.end,
       tailStart,
-      tail: this.retained.slice(Math.max(tailStart, this.retained.start)),
       candidates,
       replayFrom,
       replayFromSeconds: this.secondsAt(replayFrom),
       headerBytes: this.headerBytes,
     };
+  }
+
+  /** Copy of the retained bytes from absolute offset `from` (at least `position().tailStart`) to `received`. */
+  bytesFrom(from: number): Uint8Array {
+    return this.retained.slice(from);
   }
 
   /** Absolute stream byte offset of session time `seconds`. */

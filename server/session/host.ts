@@ -12,12 +12,13 @@ import type { Logger } from "../log.ts";
 import { RESUME_WINDOW_MS } from "../sessions/limits.ts";
 import type { SessionRecord, Store } from "../store/types.ts";
 import type { EnricherFactory } from "./enrich.ts";
+import { restoreCheckpoint } from "./checkpoint.ts";
 import { decodeSession, encodeSession } from "./persist.ts";
 import { LiveSession, type LiveSessionDeps, type Vad } from "./session.ts";
 
 /** How long a gateway waits for another one to hand a session over before answering 1012. */
 const HANDOVER_TIMEOUT_MS = 8_000;
-const SESSION_LOST = { code: "session_lost", message: "the gateway holding the session stopped without handing it over" };
+const SESSION_LOST = { code: "session_lost", message: "the gateway holding the session stopped without handing it over, and no checkpoint of it was stored" };
 
 /** A live session, or why none: gone (4401) or still held by another gateway (1012: reconnect). */
 export type Obtained = LiveSession | "gone" | "busy";
@@ -164,7 +165,13 @@ export class SessionHost {
     if (!record || record.status === "done" || record.status === "error") return "gone";
     const account = await store.getAccount(record.accountId);
     if (!account) return "gone";
-    const restored = record.resumeState ? decodeSession(record.resumeState) : null;
+    // Handed over or stopped cleanly: the state stored then. Otherwise, when it ran before, its
+    // gateway died: the checkpoint stored with its last acknowledgment.
+    let restored = record.resumeState ? decodeSession(record.resumeState) : null;
+    if (!restored && record.connectedAt !== null) {
+      restored = restoreCheckpoint(await store.loadCheckpoint(id), id, () => clock.now());
+      if (restored) this.deps.log.info("session restored from its checkpoint", { session_id: id, received: restored.received, finals: restored.utterances.length });
+    }
     if (record.connectedAt !== null && !restored) {
       // Connected before, yet nobody holds it and nothing was persisted: its gateway died.
       const now = clock.now();

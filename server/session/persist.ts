@@ -26,6 +26,8 @@ export interface PersistedSession {
   headerBytes: number;
   /** Final utterances sent so far. */
   utterances: Utterance[];
+  /** The message id of each final (absent in states stored before ids were kept). */
+  finalIds?: string[];
   /** Per channel: the next utterance index. */
   indexBase: number[];
   /** Per channel: end (s) of the last final utterance. */

@@ -5,7 +5,7 @@
  * recording where the previous process stopped. G.711 (A-law / µ-law) is stored as 16-bit; PCM keeps
  * its bit depth.
  */
-import { closeSync, createReadStream, mkdirSync, openSync, statSync, writeSync } from "node:fs";
+import { closeSync, createReadStream, mkdirSync, openSync, statSync, truncateSync, writeSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { createAudioDecoder } from "../audio/decoder.ts";
@@ -22,6 +22,8 @@ export interface SessionRecording {
   finish(): Promise<{ path: string; durationS: number }>;
   /** Flushes the spool and keeps it, for a process that restarts and resumes the session. */
   suspend(): Promise<void>;
+  /** Writes the bytes gathered in memory to the spool file (before a checkpoint is stored). */
+  flush(): void;
   /** Drops the recording and its spool. */
   abort(): Promise<void>;
   /** First write error, if one happened (the recording is then abandoned). */
@@ -34,23 +36,45 @@ const SPOOL_BUFFER_BYTES = 64 * 1024;
 const SPOOL_FLUSH_MS = 1000;
 
 /**
- * Opens the recording of a session at `path`. With `resume`, an existing spool (from a process that
- * stopped mid-session) is continued.
+ * The point a resumed recording continues from: the stream offset the restored session has
+ * received, and the retained raw bytes before it.
  */
-export function createSessionRecording(format: AudioFormat, path: string, opts: { resume?: boolean } = {}): SessionRecording {
+export interface RecordingResumePoint {
+  received: number;
+  tailStart: number;
+  tail: Uint8Array;
+}
+
+/**
+ * Opens the recording of a session at `path`. With `resume`, an existing spool (from a process that
+ * stopped mid-session, or died) is continued, realigned to the restored session's stream: bytes past
+ * `received` are cut (the client sends them again), and bytes missing before it are taken from the
+ * restored tail, so the spool holds each stream byte once, as an uninterrupted run would.
+ */
+export function createSessionRecording(format: AudioFormat, path: string, opts: { resume?: RecordingResumePoint } = {}): SessionRecording {
   mkdirSync(dirname(path), { recursive: true });
   const spoolPath = `${path}.spool`;
   let length = 0;
+  let missing: Uint8Array | null = null;
+  let gap: Error | null = null;
   if (opts.resume) {
+    const { received, tailStart, tail } = opts.resume;
     try {
       length = statSync(spoolPath).size;
     } catch {
       length = 0;
     }
+    if (length > received) {
+      truncateSync(spoolPath, received);
+      length = received;
+    } else if (length < received) {
+      if (length >= tailStart) missing = tail.subarray(length - tailStart, received - tailStart);
+      else gap = new Error(`recording gap: bytes ${length}..${tailStart} of the session are neither spooled nor retained`);
+    }
   }
   // One file descriptor and one preallocated buffer: a frame is a copy into the buffer; the file
   // gets one write per 64 KiB, per second, and at suspend / finish.
-  let failure: Error | null = null;
+  let failure: Error | null = gap;
   let fd: number | null = null;
   try {
     fd = openSync(spoolPath, opts.resume ? "a" : "w");
@@ -119,7 +143,7 @@ export function createSessionRecording(format: AudioFormat, path: string, opts: 
     }
   }
 
-  return {
+  const recording: SessionRecording = {
     write(bytes, offset) {
       if (failure || fd === null) return;
       if (offset > length) failure = new Error(`recording gap: bytes ${length}..${offset} of the session never reached the spool`);
@@ -144,8 +168,11 @@ export function createSessionRecording(format: AudioFormat, path: string, opts: 
       close();
       await rm(spoolPath, { force: true });
     },
+    flush,
     get failure() {
       return failure;
     },
   };
+  if (missing && missing.length > 0) recording.write(missing, length);
+  return recording;
 }

@@ -21,6 +21,7 @@ import type { AppliedOptions } from "../options/defaults.ts";
 import { RESUME_WINDOW_MS, SILENCE_TIMEOUT_MS } from "../sessions/limits.ts";
 import type { Account, SessionRecord, Store } from "../store/types.ts";
 import { SessionAcks } from "./acks.ts";
+import { Checkpointer, type CheckpointCapture } from "./checkpoint.ts";
 import { createEnrichers, EnrichmentPipeline, type EnrichContext, type EnricherFactory } from "./enrich.ts";
 import { sessionWriter, storeOutcome, type SaveSession } from "./finish.ts";
 import { Intake } from "./intake.ts";
@@ -81,6 +82,8 @@ export class LiveSession {
   private readonly recording: SessionRecording | null;
   private readonly transcriber: Transcriber;
   private readonly intake: Intake;
+  /** Acks are sent once the checkpoint covering them is stored. */
+  private readonly checkpoint: Checkpointer;
 
   /** Audio work in arrival order. */
   private chain: Promise<void> = Promise.resolve();
@@ -107,6 +110,7 @@ export class LiveSession {
       isOpen: () => this.phase !== "ended",
     });
     this.intake = new Intake(this.acks, this.recording, format, account.plan.maxSessionDurationS);
+    this.checkpoint = new Checkpointer(deps.store, record.id, this.log, () => this.captureCheckpoint(), () => this.recording?.flush());
     this.transcriber = new Transcriber(
       {
         id: record.id,
@@ -163,7 +167,7 @@ export class LiveSession {
     const created = SessionAcks.create(format, frontend, (m) => deps.log.warn("ack ledger", { session_id: record.id, detail: m }), restored);
     acks = created.acks;
     const recording = record.recordAudio
-      ? createSessionRecording(format, join(deps.recordingsDir, `${record.id}.flac`), { resume: !!restored })
+      ? createSessionRecording(format, join(deps.recordingsDir, `${record.id}.flac`), restored ? { resume: restored } : {})
       : null;
     session = new LiveSession(deps, record, account, options, format, { messages, log, enrichment, frontend, acks, recording }, restored);
     if (restored) {
@@ -264,18 +268,25 @@ export class LiveSession {
     this.phase = "ended";
     const now = this.deps.clock.now();
     const saved = this.save({ status: "error", error: { code, message }, endedAt: now, updatedAt: now });
+    this.checkpoint.close();
     await this.recording?.abort();
+    await this.dropCheckpoint();
     await saved;
     this.release();
     this.outlet.close(1011, closeReason);
     this.deps.onEnded?.(this.id);
   }
 
-  /** State for a restarted process, once the audio received so far is processed. */
+  /**
+   * State for a restarted process, once the audio received so far is processed. It supersedes the
+   * crash checkpoint: checkpointing stops (acks not yet covered by one are not sent).
+   */
   async snapshot(): Promise<PersistedSession | null> {
     if (this.phase !== "recording") return null;
     await this.chain;
     await this.transcriber.settled();
+    this.checkpoint.close();
+    await this.checkpoint.idle();
     const transcribed = this.transcribedSeconds();
     return { version: 1, ...this.acks.snapshot(transcribed), ...this.transcriber.snapshot(transcribed), ...this.outlet.pending() };
   }
@@ -286,6 +297,7 @@ export class LiveSession {
    */
   async suspend(code = 1012, reason = "service restarting"): Promise<void> {
     this.phase = "ended";
+    this.checkpoint.close();
     this.outlet.close(code, reason);
     this.release();
     await this.recording?.suspend();
@@ -329,8 +341,33 @@ export class LiveSession {
     if (this.phase === "ended") return;
     const ack = this.acks.next(this.transcribedSeconds(), force);
     if (!ack) return;
-    this.outlet.confirmUntil(ack.confirmedUntil);
-    this.emit(this.messages.audioChunkAck(ack.byteRange, ack.timeRange));
+    const message = this.messages.audioChunkAck(ack.byteRange, ack.timeRange);
+    // Sent once the state to resume at its end is stored (or dropped if the session moves first).
+    this.checkpoint.commit(() => {
+      if (this.phase === "ended") return;
+      this.outlet.confirmUntil(ack.confirmedUntil);
+      this.emit(message);
+    });
+  }
+
+  /** What a checkpoint stores: the state `snapshot` would give now, without waiting for anything. */
+  private captureCheckpoint(): CheckpointCapture {
+    const transcribed = this.transcribedSeconds();
+    const position = this.acks.position(transcribed);
+    const { utterances: _u, finalIds, ...recognition } = this.transcriber.snapshot(transcribed);
+    const utterances = this.transcriber.utterances;
+    return {
+      state: { version: 1, ...position, ...recognition, confirmedUntil: this.acks.secondsAt(position.candidates[0]!) },
+      bytesFrom: (offset) => this.acks.bytesFrom(offset),
+      finalCount: utterances.length,
+      finalsFrom: (i) => utterances.slice(i).map((utterance, k) => ({ id: finalIds?.[i + k] ?? "", utterance })),
+    };
+  }
+
+  private async dropCheckpoint(): Promise<void> {
+    const { writes, acks, waitMs } = this.checkpoint.stats;
+    if (acks > 0) this.log.info("checkpoints", { writes, acks, ack_wait_ms_mean: Math.round((waitMs / acks) * 100) / 100 });
+    await this.deps.store.dropCheckpoint(this.id).catch((e) => this.log.error("checkpoint not dropped", { err: e }));
   }
 
   // ── the end ───────────────────────────────────────────────────────────────
@@ -342,6 +379,8 @@ export class LiveSession {
     await this.transcriber.settled();
     await this.transcriber.settled(); // finals queued by the flush
     this.updateAcks(true);
+    await this.checkpoint.idle();
+    this.checkpoint.close();
     if (this.enrichment.active) for (const m of await this.enrichment.finish()) this.emit(m);
     const duration = this.acks.totalDuration();
     const utterances = this.transcriber.utterances;
@@ -352,6 +391,7 @@ export class LiveSession {
     // The final state is stored before the socket closes, so a client reading the session after the
     // close sees it done.
     await storeOutcome(this.deps.store, this.save, this.log, { accountId: this.record.accountId, result, durationS: duration, recording: this.recording }, () => this.deps.clock.now());
+    await this.dropCheckpoint();
     this.emit(this.messages.endSession());
     this.phase = "ended";
     this.release();

@@ -45,7 +45,7 @@ export interface TranscriberHost {
 }
 
 /** What a restarted transcriber continues from. */
-export type RecognitionState = Pick<PersistedSession, "utterances" | "indexBase" | "lastFinalEnd" | "transcriptionTimeS" | "suppressBefore">;
+export type RecognitionState = Pick<PersistedSession, "utterances" | "finalIds" | "indexBase" | "lastFinalEnd" | "transcriptionTimeS" | "suppressBefore">;
 
 interface PendingFinal {
   start: number;
@@ -69,6 +69,10 @@ export class Transcriber {
   private readonly streaming: StreamingProfile;
   /** Final utterances delivered, in delivery order. */
   readonly utterances: Utterance[] = [];
+  /** The message id (`data.id`) of each of `utterances`. */
+  readonly finalIds: string[] = [];
+  /** The latest finals detected (delivered or not): channel, absolute utterance index, start (s). */
+  private readonly recentFinals: { channel: number; index: number; start: number }[] = [];
   /** Seconds spent in final transcriptions. */
   transcriptionTimeS = 0;
   private lastFinalEnd: number[] = [];
@@ -95,6 +99,7 @@ export class Transcriber {
     this.hold = host.options.turn_router ? null : new NumberHold<PendingFinal>((f) => this.enqueueExpiry(f));
     if (restored) {
       this.utterances.push(...restored.utterances);
+      this.finalIds.push(...(restored.finalIds ?? restored.utterances.map(() => "")));
       this.heard.push(...restored.utterances);
       this.transcriptionTimeS = restored.transcriptionTimeS;
       this.lastFinalEnd = restored.lastFinalEnd;
@@ -152,10 +157,22 @@ export class Transcriber {
     return {
       suppressBefore: transcribed,
       utterances: this.utterances,
-      indexBase: this.nextIndex.map((n, c) => Math.max(n, this.indexBase[c]!)),
+      finalIds: this.finalIds,
+      indexBase: this.resumeIndexBase(transcribed),
       lastFinalEnd: this.lastFinalEnd,
       transcriptionTimeS: this.transcriptionTimeS,
     };
+  }
+
+  /**
+   * Per channel, the index the restarted front end's first utterance gets: the audio it replays from
+   * `transcribed` on detects again the utterances that start there (finals in flight included), which
+   * keep their index (and so their id).
+   */
+  private resumeIndexBase(transcribed: number): number[] {
+    const base = this.indexBase.map((b, c) => Math.max(b, this.nextIndex[c] ?? 0));
+    for (const f of this.recentFinals) if (f.start >= transcribed - 1e-6) base[f.channel] = Math.min(base[f.channel]!, f.index);
+    return base;
   }
 
   private utteranceKey(channel: number, index: number): string {
@@ -212,6 +229,8 @@ export class Transcriber {
   private final(channel: number, index: number, audio: Float32Array, start: number, end: number): void {
     const key = this.utteranceKey(channel, index);
     this.nextIndex[channel] = Math.max(this.nextIndex[channel] ?? 0, index + 1 + (this.indexBase[channel] ?? 0));
+    this.recentFinals.push({ channel, index: index + (this.indexBase[channel] ?? 0), start });
+    if (this.recentFinals.length > 64) this.recentFinals.shift();
     if (start < (this.lastFinalEnd[channel] ?? 0) - 0.05) return; // already transcribed before a restart
     const pending: PendingFinal = { start, done: false };
     this.pendingFinals.add(pending);
@@ -263,6 +282,7 @@ export class Transcriber {
         ? await this.host.enrichment.final(f.utterance, { id: f.id, channel: f.utterance.channel, ...(f.audio ? { audio: f.audio } : {}) })
         : { utterance: f.utterance, messages: [] };
       this.utterances.push(utterance);
+      this.finalIds.push(f.id);
       this.deliver(f.id, true, utterance, messages);
     }
     this.settle(f.tokens ?? []);
