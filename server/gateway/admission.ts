@@ -38,7 +38,7 @@ export class Admission {
 
   /** Decides whether a token may connect: its record, null (closed with 4401 once open), or a Response refusing the upgrade. */
   async resolve(token: string): Promise<SessionRecord | null | Response> {
-    const { store, clock, directory } = this.deps;
+    const { store, clock } = this.deps;
     if (!token) return null;
     const found = await store.getSessionByTokenHash(tokenHash(token));
     if (!found) return null;
@@ -61,9 +61,10 @@ export class Admission {
       }
       return record;
     }
-    // Connected before but not held here: another gateway may hold it (it will hand it over), or a
-    // gateway that stopped left a persisted state to resume from, inside the window.
-    if (!record.resumeState) return directory.shared ? record : null;
+    // Connected before but not held here: another gateway may hold it (it will hand it over), a
+    // gateway that stopped left a persisted state to resume from (inside the window), or the
+    // gateway holding it died and its last checkpoint is resumed (the session host decides).
+    if (!record.resumeState) return record;
     if (now - record.updatedAt > RESUME_WINDOW_MS) return null;
     return record;
   }

@@ -23,6 +23,8 @@ export interface CheckpointState extends Omit<PersistedSession, "version" | "tai
   confirmedUntil: number;
   /** How many finals the checkpoint holds. */
   finals: number;
+  /** When it was stored (epoch ms): a session checkpointed within the resume window is not abandoned. */
+  savedAt: number;
 }
 
 /** A final as stored with a checkpoint. */
@@ -33,7 +35,7 @@ export interface CheckpointFinal {
 
 /** What the session hands over when a checkpoint is written. */
 export interface CheckpointCapture {
-  state: Omit<CheckpointState, "finals">;
+  state: Omit<CheckpointState, "finals" | "savedAt">;
   /** Retained raw bytes from an absolute offset (at least `state.tailStart`) to `state.received`. */
   bytesFrom(offset: number): Uint8Array;
   /** How many finals were delivered so far. */
@@ -68,6 +70,7 @@ export class Checkpointer {
     private readonly capture: () => CheckpointCapture,
     /** Called before each write (flushes the recording spool up to `received`). */
     private readonly beforeWrite: () => void = () => {},
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Runs `release` (sends an ack) once a checkpoint taken after this call is stored. */
@@ -124,7 +127,7 @@ export class Checkpointer {
     const finalsFrom = reset ? 0 : this.finalsStored;
     const w: CheckpointWrite = {
       reset,
-      state: { ...state, finals: finalCount } satisfies CheckpointState,
+      state: { ...state, finals: finalCount, savedAt: this.now() } satisfies CheckpointState,
       audio,
       audioOffset: from,
       dropAudio: reset ? [] : dropAudio,
@@ -142,7 +145,7 @@ export class Checkpointer {
  * The persisted session of a stored checkpoint (as `LiveSession.open` restores it), or null when
  * it is missing or unusable. Finals the client may not have received are sent again on resume.
  */
-export function restoreCheckpoint(stored: StoredCheckpoint | null, sessionId: string, now: () => number): PersistedSession | null {
+export function restoreCheckpoint(stored: StoredCheckpoint | null, sessionId: string, now: () => number): { session: PersistedSession; savedAt: number } | null {
   const s = stored?.state as CheckpointState | undefined;
   if (!stored || !s || s.version !== 1 || stored.finals.length < s.finals) return null;
   // The tail: the stored chunks from `tailStart` to `received`, contiguous.
@@ -161,6 +164,6 @@ export function restoreCheckpoint(stored: StoredCheckpoint | null, sessionId: st
   const finals = stored.finals.slice(0, s.finals) as CheckpointFinal[];
   const messages = new MessageFactory(sessionId, now);
   const unconfirmed: SessionMessage[] = finals.filter((f) => f.utterance.end > s.confirmedUntil).map((f) => messages.transcript(f.id, true, f.utterance));
-  const { confirmedUntil: _c, finals: _f, ...rest } = s;
-  return { ...rest, tail, utterances: finals.map((f) => f.utterance), finalIds: finals.map((f) => f.id), held: [], unconfirmed };
+  const { confirmedUntil: _c, finals: _f, savedAt, ...rest } = s;
+  return { session: { ...rest, tail, utterances: finals.map((f) => f.utterance), finalIds: finals.map((f) => f.id), held: [], unconfirmed }, savedAt };
 }

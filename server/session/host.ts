@@ -22,6 +22,8 @@ const SESSION_LOST = { code: "session_lost", message: "the gateway holding the s
 
 /** A live session, or why none: gone (4401) or still held by another gateway (1012: reconnect). */
 export type Obtained = LiveSession | "gone" | "busy";
+/** `obtain` for the sweep: also "recent" when the session's last checkpoint is younger than the resume window. */
+type Swept = Obtained | "recent";
 
 export interface SessionHostDeps {
   store: Store;
@@ -76,26 +78,34 @@ export class SessionHost {
    * Gets the live session of a record: held, handed over by another gateway (unless `takeOver` is
    * false: then "busy" when another gateway holds it), restored, or new.
    */
-  obtain(record: SessionRecord, { takeOver = true } = {}): Promise<Obtained> {
+  obtain(record: SessionRecord, opts: { takeOver?: boolean } = {}): Promise<Obtained> {
+    return this.obtainOrSkip(record, opts) as Promise<Obtained>;
+  }
+
+  /** `obtain`; with `checkpointedBefore`, a session restored from a later checkpoint is left alone ("recent"). */
+  private obtainOrSkip(record: SessionRecord, { takeOver = true, checkpointedBefore }: { takeOver?: boolean; checkpointedBefore?: number }): Promise<Swept> {
     const held = this.sessions.get(record.id);
     if (held) return Promise.resolve(held);
-    let p = this.opening.get(record.id);
+    const p = this.opening.get(record.id);
     if (p) return p;
     const { directory } = this.deps;
-    p = (async (): Promise<Obtained> => {
+    const q = (async (): Promise<Swept> => {
       const holder = await directory.claim(record.id);
       if (holder !== null && !(takeOver && (await directory.handOver(record.id, holder, HANDOVER_TIMEOUT_MS)))) return "busy";
       try {
-        const session = await this.start(record.id);
-        if (session === "gone") await directory.release(record.id);
+        const session = await this.start(record.id, checkpointedBefore);
+        if (session === "gone" || session === "recent") await directory.release(record.id);
         return session;
       } catch (e) {
         await directory.release(record.id);
         throw e;
       }
     })().finally(() => this.opening.delete(record.id));
-    this.opening.set(record.id, p);
-    return p;
+    // Another caller joining a sweep that leaves the session alone is told to reconnect.
+    const shared = q.then((s) => (s === "recent" ? "busy" : s));
+    shared.catch(() => {});
+    this.opening.set(record.id, shared);
+    return q;
   }
 
   /** A socket's client connects: `obtain`, with a session that cannot start stored as failed ("failed"). */
@@ -129,11 +139,12 @@ export class SessionHost {
       if (this.sessions.has(r.id) || this.opening.has(r.id) || r.connectedAt === null) continue;
       if (clock.now() - r.updatedAt <= RESUME_WINDOW_MS) continue;
       // Claimed without asking for a hand-over: a session held by a live gateway is not abandoned.
-      const s = await this.obtain(r, { takeOver: false }).catch((e): "gone" => {
+      // (A session whose gateway died is left alone while its last checkpoint is inside the window.)
+      const s = await this.obtainOrSkip(r, { takeOver: false, checkpointedBefore: clock.now() - RESUME_WINDOW_MS }).catch((e): "gone" => {
         log.error("abandoned session could not be ended", { session_id: r.id, err: e });
         return "gone";
       });
-      if (s === "gone" || s === "busy") continue;
+      if (s === "gone" || s === "busy" || s === "recent") continue;
       log.info("ending an abandoned session", { session_id: r.id });
       s.stop("disconnected");
       await s.ended();
@@ -158,7 +169,7 @@ export class SessionHost {
   }
 
   /** Starts a session this gateway has claimed, from the record as it stands now. */
-  private async start(id: string): Promise<LiveSession | "gone"> {
+  private async start(id: string, checkpointedBefore?: number): Promise<LiveSession | "gone" | "recent"> {
     const { store, clock } = this.deps;
     // Read again: a gateway that just handed the session over stored its resume state.
     const record = await store.getSessionById(id);
@@ -169,7 +180,9 @@ export class SessionHost {
     // gateway died: the checkpoint stored with its last acknowledgment.
     let restored = record.resumeState ? decodeSession(record.resumeState) : null;
     if (!restored && record.connectedAt !== null) {
-      restored = restoreCheckpoint(await store.loadCheckpoint(id), id, () => clock.now());
+      const checkpoint = restoreCheckpoint(await store.loadCheckpoint(id), id, () => clock.now());
+      if (checkpoint && checkpointedBefore !== undefined && checkpoint.savedAt > checkpointedBefore) return "recent";
+      restored = checkpoint?.session ?? null;
       if (restored) this.deps.log.info("session restored from its checkpoint", { session_id: id, received: restored.received, finals: restored.utterances.length });
     }
     if (record.connectedAt !== null && !restored) {

@@ -227,11 +227,17 @@ export class Transcriber {
   }
 
   private final(channel: number, index: number, audio: Float32Array, start: number, end: number): void {
+    if (start < (this.lastFinalEnd[channel] ?? 0) - 0.05) {
+      // Transcribed before a restart (replayed to warm the VAD up): its index was counted already, so
+      // it takes none, and the utterances after it keep the ids of an uninterrupted run.
+      this.streams.delete(this.utteranceKey(channel, index));
+      this.indexBase[channel] = (this.indexBase[channel] ?? 0) - 1;
+      return;
+    }
     const key = this.utteranceKey(channel, index);
     this.nextIndex[channel] = Math.max(this.nextIndex[channel] ?? 0, index + 1 + (this.indexBase[channel] ?? 0));
     this.recentFinals.push({ channel, index: index + (this.indexBase[channel] ?? 0), start });
     if (this.recentFinals.length > 64) this.recentFinals.shift();
-    if (start < (this.lastFinalEnd[channel] ?? 0) - 0.05) return; // already transcribed before a restart
     const pending: PendingFinal = { start, done: false };
     this.pendingFinals.add(pending);
     const streamed = this.streams.get(key);
