@@ -11,6 +11,7 @@ import { compareListOrder, matchesListQuery } from "../../server/store/list-filt
 import { RedisStore } from "../../server/store/redis.ts";
 import { hashSecret } from "../../server/store/records.ts";
 import { SqliteStore } from "../../server/store/sqlite.ts";
+import { migrations } from "../../server/store/migrations.ts";
 import { mulberry32 as prng } from "../../workers/util/prng.ts";
 import { allScopes, defaultPlan, type SessionListQuery, type SessionRecord, type SessionStatus, type Store } from "../../server/store/types.ts";
 import { connectRedis, dropClient, type RedisClient } from "../../common/redis/client.ts";
@@ -584,7 +585,7 @@ describe("SqliteStore only", () => {
     const b = SqliteStore.open(dir);
     expect((await b.getAccount(acct.id))?.name).toBe("acme");
     expect((b.db.query("PRAGMA journal_mode").get() as any).journal_mode).toBe("wal");
-    expect((b.db.query("PRAGMA user_version").get() as any).user_version).toBe(1);
+    expect((b.db.query("PRAGMA user_version").get() as any).user_version).toBe(migrations.length);
     await b.close();
   });
 
