@@ -72,7 +72,8 @@ async function run(b: TcpBalancer, crash?: () => Promise<void>): Promise<Run> {
   const t0 = Date.now();
   session.on("connected", () => ((connected = true), events.push(`${Date.now() - t0} connected`)));
   session.on("connecting", (e) => ((connected = false), events.push(`${Date.now() - t0} connecting ${JSON.stringify(e)}`)));
-  session.on("ended", (e) => events.push(`${Date.now() - t0} ended ${JSON.stringify(e)}`));
+  let sdkEnded = false;
+  session.on("ended", (e) => ((sdkEnded = true), events.push(`${Date.now() - t0} ended ${JSON.stringify(e)}`)));
   session.on("error", (e) => events.push(`${Date.now() - t0} error ${String(e)}`));
   const ended = new Promise<{ code: number }>((r) => session.on("ended", (e) => r(e)));
   await until(() => connected, 30_000, "the SDK to connect");
@@ -90,9 +91,10 @@ async function run(b: TcpBalancer, crash?: () => Promise<void>): Promise<Run> {
     const seen = messages.length;
     await paced(frames.slice(beforeCrash));
     // Adopted: the new holder talks (finals sent again, acks) on an open connection.
-    await until(() => connected && messages.length > seen, 90_000, "a gateway to adopt the session").catch((e) => {
+    await until(() => sdkEnded || (connected && messages.length > seen), 90_000, "a gateway to adopt the session").catch((e) => {
       throw new Error(`${(e as Error).message}; SDK events: ${events.join(" | ")}`);
     });
+    if (sdkEnded) throw new Error(`the session ended instead of being adopted; SDK events: ${events.join(" | ")}`);
   } else {
     await paced(frames);
   }
