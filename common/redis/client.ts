@@ -139,9 +139,15 @@ export function entryTime(id: string): number {
   return Number(id.split("-")[0]);
 }
 
-/** True for an error Redis answered (a command fault); false for connection trouble worth retrying. */
+/**
+ * Errors a Redis that is not ready yet answers: loading its data after a restart (`LOADING`), busy
+ * running a script, a replica without its primary. They pass like a broken connection does.
+ */
+const NOT_READY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN)\b/;
+
+/** True for an error Redis answered (a command fault); false for connection trouble (or a Redis not ready yet) worth retrying. */
 export function isReplyError(err: unknown): boolean {
-  return err instanceof ErrorReply;
+  return err instanceof ErrorReply && !NOT_READY.test(err.message);
 }
 
 /**

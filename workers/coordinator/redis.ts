@@ -371,9 +371,10 @@ export class RedisCoordinator implements InferenceCoordinator {
     try {
       const runId = await this.serverRunId();
       if (runId === this.runId) return;
-      this.runId = runId;
       this.graceUntil = Date.now() + Math.max(5000, ...[...this.snapshot.values()].map((e) => e.advert.ttlMs));
-      await ensureGroup(this.client, this.replyStream, GATEWAY_GROUP);
+      // (A restarted Redis answers LOADING while it reads its data back: waited out.)
+      await retryWhileDisconnected(() => ensureGroup(this.client, this.replyStream, GATEWAY_GROUP), this.outageWaitMs, () => this.closed);
+      this.runId = runId;
       const jobs = [...this.pending.values()].filter((p) => p.submitted && !p.settled);
       this.log.warn("redis restarted; re-sending pending jobs", { gateway: this.gatewayId, jobs: jobs.length });
       for (const p of jobs) {
