@@ -6,7 +6,6 @@
  * RIFF/WAVE header at the very start of the stream is skipped (see wav-header.ts).
  */
 
-import { alaw, mulaw } from "alawmulaw";
 import { bytesPerFrame, validateAudioFormat, type AudioFormat } from "./format.ts";
 import { WavHeaderSkipper, type DecoderWarning, type WavFormatInfo } from "./wav-header.ts";
 
@@ -42,20 +41,24 @@ type SampleReader = (bytes: Uint8Array, view: DataView, offset: number) => numbe
 let alawTable: Float32Array | null = null;
 let mulawTable: Float32Array | null = null;
 
-/** G.711 byte → float lookup table built from the codec library's sample decoder. */
-function g711Table(decodeSample: (b: number) => number): Float32Array {
+/**
+ * G.711 byte → float lookup table built from the codec library's sample decoder (loaded with the
+ * first G.711 session, not with the service).
+ */
+function g711Table(law: "alaw" | "mulaw"): Float32Array {
+  const codec = (require("alawmulaw") as typeof import("alawmulaw"))[law];
   const table = new Float32Array(256);
-  for (let b = 0; b < 256; b++) table[b] = decodeSample(b) / 32768;
+  for (let b = 0; b < 256; b++) table[b] = codec.decodeSample(b) / 32768;
   return table;
 }
 
 function sampleReader(format: AudioFormat): SampleReader {
   if (format.encoding === "wav/alaw") {
-    const table = (alawTable ??= g711Table(alaw.decodeSample));
+    const table = (alawTable ??= g711Table("alaw"));
     return (b, _v, o) => table[b[o]!]!;
   }
   if (format.encoding === "wav/ulaw") {
-    const table = (mulawTable ??= g711Table(mulaw.decodeSample));
+    const table = (mulawTable ??= g711Table("mulaw"));
     return (b, _v, o) => table[b[o]!]!;
   }
   switch (format.bitDepth) {
