@@ -163,7 +163,7 @@ describe("framing", () => {
             joined.set(p[c]!, o);
             o += p[c]!.length;
           }
-          expect(joined).toEqual(fresh[c]!);
+          expect(joined).toEqual(new Float32Array(fresh[c]!));
         }
         expect(buffers.size).toBeLessThanOrEqual(2); // the first buffer, and one grown for a larger piece
       }
