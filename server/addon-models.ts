@@ -12,8 +12,8 @@
 import type { SpeakerLabeller } from "./session/diarization.ts";
 import type { TurnChannel } from "./session/end-of-turn.ts";
 import type { VadModel } from "../workers/vad/silero.ts";
-import { speakerModelInstalled } from "../workers/engines/speaker/index.ts";
-import { turnModelInstalled } from "../workers/engines/turn/index.ts";
+import { speakerModelInstalled } from "../workers/engines/speaker/installed.ts";
+import { turnModelInstalled } from "../workers/engines/turn/installed.ts";
 import type { Logger } from "./log.ts";
 import type { AudioAddons } from "./session/audio-addons.ts";
 
