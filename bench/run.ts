@@ -11,6 +11,7 @@ import type { Subprocess } from "bun";
 import type { AdminRouter } from "../server/admin/router.ts";
 import { benchSamples, DEFAULT_CLIPS, frames, RATE, toPcm16 } from "./lib/audio.ts";
 import { chart } from "./lib/chart.ts";
+import { BENCH_REDIS_URL, dropPrefix, redisUnavailable, startWorker } from "./lib/distributed.ts";
 import { openIdle, percentile, runStreams, type StreamResult, type Target } from "./lib/load.ts";
 import { cpuSeconds, loadAverage, rssMb, threadCpu } from "./lib/proc.ts";
 
@@ -53,13 +54,13 @@ async function waitHttp(url: string, proc: Subprocess, limitMs = 60_000): Promis
 
 interface Service { proc: Subprocess; base: string; startupMs: number; dataDir: string }
 
-async function startService(): Promise<Service> {
+async function startService(extraEnv: Record<string, string> = {}): Promise<Service> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), "bench-data-"));
   const t0 = performance.now();
   const proc = Bun.spawn([process.execPath, path.join(ROOT, "server/main.ts")], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, MODELS_DIR, ADMIN_TOKEN: "bench-admin", LOG_LEVEL: "error" },
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, MODELS_DIR, ADMIN_TOKEN: "bench-admin", LOG_LEVEL: "error", ...extraEnv },
     stdout: "ignore",
     stderr: "ignore",
   });
@@ -217,6 +218,62 @@ const rssAfter = rssMb(pid);
 await stopProc(svc.proc);
 rmSync(svc.dataDir, { recursive: true, force: true });
 
+// ── distributed: the real-time CPU step through Redis and a worker process ─
+/**
+ * The same `CPU_STREAMS` real-time streams on a gateway in distributed mode (REDIS_URL) and one
+ * worker process (`workers/main.ts`), both fresh, against the real Redis at BENCH_REDIS_URL under a
+ * key prefix of their own (removed afterwards). CPU is the gateway's plus the worker's (Redis's
+ * own is not counted); ratios are against the embedded step of this run.
+ */
+async function distributedStep(embedded: Step | undefined) {
+  const unavailable = await redisUnavailable();
+  if (unavailable) {
+    say(`distributed: skipped (${unavailable})`);
+    return { skipped: unavailable };
+  }
+  const prefix = `bench-${process.pid}-${Date.now().toString(36)}`;
+  const env = { REDIS_URL: BENCH_REDIS_URL, REDIS_PREFIX: prefix, MODELS_DIR };
+  const worker = await startWorker(ROOT, env);
+  children.push(worker);
+  try {
+    const gw = await startService(env);
+    const t: Target = { base: gw.base, key: await benchKey(gw.base), model: MODEL };
+    await runStreams(t, 1, audioFrames, false); // warm-up: the worker loads the recognizer
+    const pids = [gw.proc.pid, worker.pid];
+    const c0 = pids.map(cpuSeconds);
+    const r = await runStreams(t, CPU_STREAMS, audioFrames, true, 37, DRAIN_MS);
+    const [gatewayCpu, workerCpu] = pids.map((p, i) => cpuSeconds(p) - c0[i]!) as [number, number];
+    await stopProc(gw.proc);
+    rmSync(gw.dataDir, { recursive: true, force: true });
+    const perAudioS = (gatewayCpu + workerCpu) / (CPU_STREAMS * audioS);
+    const finals = all(r, "finalLatencyS");
+    const p95 = round(percentile(finals, 95) * 1000, 0);
+    const out = {
+      streams: CPU_STREAMS,
+      startup_ms: round(gw.startupMs, 0),
+      cpu_per_audio_s: round(perAudioS, 5),
+      gateway_cpu_per_audio_s: round(gatewayCpu / (CPU_STREAMS * audioS), 5),
+      worker_cpu_per_audio_s: round(workerCpu / (CPU_STREAMS * audioS), 5),
+      cpu_ratio_vs_embedded: embedded ? round(perAudioS / embedded.cpu_per_audio_s) : null,
+      cpu_ratio_vs_bare: round(perAudioS / barePerAudioS),
+      final_p50_ms: round(percentile(finals, 50) * 1000, 0),
+      final_p95_ms: p95,
+      final_p95_ratio_vs_embedded: embedded?.final_p95_ms && p95 !== null ? round(p95 / embedded.final_p95_ms) : null,
+      ack_p95_beyond_ms: round(percentile(all(r, "ackBeyondS"), 95) * 1000, 0),
+      finals: finals.length,
+      expected_finals: CPU_STREAMS * segments.length,
+      complete: r.every((x) => x.closeCode === 1000),
+      load: loadAverage(),
+    };
+    say(`distributed, ${CPU_STREAMS} streams: ${perAudioS.toFixed(4)} cpu-s/audio-s (gateway ${out.gateway_cpu_per_audio_s}, worker ${out.worker_cpu_per_audio_s}; ${out.cpu_ratio_vs_embedded}× embedded), final p95 ${p95} ms, ${out.finals}/${out.expected_finals} finals, load ${out.load}`);
+    return out;
+  } finally {
+    await stopProc(worker);
+    await dropPrefix(prefix).catch((e: unknown) => say(`could not remove the Redis keys under ${prefix}: ${(e as Error).message}`));
+  }
+}
+const distributed = await distributedStep(steps.find((s) => s.streams === CPU_STREAMS));
+
 const summary = {
   cpu_ratio_realtime: round(rtPerAudioS / barePerAudioS),
   cpu_ratio_max: round(maxPerAudioS / barePerAudioS),
@@ -241,6 +298,7 @@ const summary = {
   rss_per_idle_session_mb: round(rssPerSession),
   idle_sessions: IDLE_SESSIONS,
   ramp: steps,
+  distributed,
   engine: bare.engine,
   audio_s: round(audioS, 2),
   cpu_streams: CPU_STREAMS,

@@ -1,30 +1,79 @@
 /**
- * Part of the composition root: loads the audio add-ons' models that are installed in MODELS_DIR
- * (the end-of-turn model, the speaker encoder) and builds the factories the enrichment stage uses
- * (`server/session/audio-addons.ts`). A model that is not installed, or fails to load (logged),
- * leaves its add-on off; the capability check then refuses it.
+ * Part of the composition root: the audio add-ons whose models are installed in MODELS_DIR (the
+ * end-of-turn model, the speaker encoder), as the factories the enrichment stage uses
+ * (`server/session/audio-addons.ts`).
+ *
+ * An add-on is on when its model file is installed (the same file-presence check the capability
+ * answers use), not once its model has loaded: the service listens before any add-on model is
+ * loaded. `warm()` starts the loads in the background; a session that needs a model not loaded yet
+ * waits for it. A model that fails to load is logged, and its add-on then adds nothing to the
+ * sessions that asked for it (no end-of-turn events, no speaker labels).
  */
-import { createSpeakerLabeller, loadSpeakerEncoder } from "../workers/engines/speaker/index.ts";
-import { createTurnChannel, loadTurnModel } from "../workers/engines/turn/index.ts";
+import type { SpeakerLabeller } from "./session/diarization.ts";
+import type { TurnChannel } from "./session/end-of-turn.ts";
 import type { VadModel } from "../workers/vad/silero.ts";
+import { speakerModelInstalled } from "../workers/engines/speaker/installed.ts";
+import { turnModelInstalled } from "../workers/engines/turn/installed.ts";
 import type { Logger } from "./log.ts";
 import type { AudioAddons } from "./session/audio-addons.ts";
 
-async function loaded<T>(what: string, p: Promise<T> | null, log: Logger): Promise<T | null> {
-  try {
-    return p ? await p : null;
-  } catch (err) {
-    log.error(`the ${what} model could not be loaded; its add-on is off`, { err });
-    return null;
-  }
+/** The add-ons of a models directory, and the background load of their models. */
+export interface LazyAudioAddons {
+  addons: AudioAddons;
+  /** Starts loading the installed add-ons' models (idempotent); resolves when every load has settled. */
+  warm(): Promise<void>;
 }
 
-export async function loadAudioAddons(modelsDir: string, vad: () => Promise<VadModel>, log: Logger): Promise<AudioAddons> {
-  const turn = await loaded("end-of-turn", loadTurnModel(modelsDir), log);
-  const speaker = await loaded("speaker-embedding", loadSpeakerEncoder(modelsDir), log);
-  const turnVad = turn ? await loaded("voice activity", vad(), log) : null;
+/** A load started at most once; null when it failed (logged once). */
+function once<T>(what: string, load: () => Promise<T>, log: Logger): () => Promise<T | null> {
+  let p: Promise<T | null> | null = null;
+  return () =>
+    (p ??= load().catch((err: unknown) => {
+      log.error(`the ${what} model could not be loaded; its add-on does nothing`, { err });
+      return null;
+    }));
+}
+
+export function audioAddons(modelsDir: string, vad: () => Promise<VadModel>, log: Logger): LazyAudioAddons {
+  const turnInstalled = turnModelInstalled(modelsDir);
+  const speakerInstalled = speakerModelInstalled(modelsDir);
+  const turnModel = once("end-of-turn", async () => (await import("../workers/engines/turn/index.ts")).loadTurnModel(modelsDir)!, log);
+  const turnVad = once("voice activity", vad, log);
+  const speakerModel = once("speaker-embedding", async () => (await import("../workers/engines/speaker/index.ts")).loadSpeakerEncoder(modelsDir)!, log);
+
+  /** The turn channel once its models are loaded; null when one failed. */
+  const turnChannel = async (channel: number, settings: Parameters<NonNullable<AudioAddons["turnChannel"]>>[1]): Promise<TurnChannel | null> => {
+    const [model, v] = await Promise.all([turnModel(), turnVad()]);
+    if (!model || !v) return null;
+    const { createTurnChannel } = await import("../workers/engines/turn/index.ts");
+    return createTurnChannel(model, v, channel, settings);
+  };
+
+  const addons: AudioAddons = {
+    turnChannel: turnInstalled
+      ? (channel, settings) => {
+          const ready = turnChannel(channel, settings);
+          return { push: async (samples, time) => (await ready)?.push(samples, time) ?? [] };
+        }
+      : null,
+    speakers: speakerInstalled
+      ? (config): SpeakerLabeller => {
+          const ready = speakerModel().then(async (encoder) => (encoder ? (await import("../workers/engines/speaker/index.ts")).createSpeakerLabeller(encoder, config) : null));
+          // Without the encoder an utterance keeps no speaker (the enrichment stage logs the failure).
+          return {
+            label: async (audio) => {
+              const labeller = await ready;
+              if (!labeller) throw new Error("the speaker-embedding model could not be loaded");
+              return labeller.label(audio);
+            },
+          };
+        }
+      : null,
+  };
   return {
-    turnChannel: turn && turnVad ? (channel, settings) => createTurnChannel(turn, turnVad, channel, settings) : null,
-    speakers: speaker ? (config) => createSpeakerLabeller(speaker, config) : null,
+    addons,
+    async warm() {
+      await Promise.all([turnInstalled ? Promise.all([turnModel(), turnVad()]) : null, speakerInstalled ? speakerModel() : null]);
+    },
   };
 }

@@ -33,7 +33,8 @@ import { createCors } from "./http/cors.ts";
 import { log as rootLog, type Logger } from "./log.ts";
 import { attachSource, type InferenceSnapshot } from "./metrics/index.ts";
 import { reportServing } from "./serving.ts";
-import { loadAudioAddons } from "./addon-models.ts";
+import { audioAddons } from "./addon-models.ts";
+import { preloadTextAddons } from "./enrich/session.ts";
 import { withAudioAddons } from "./session/audio-addons.ts";
 import { SessionHost } from "./session/host.ts";
 import { sweepExpired } from "./sessions/expiry.ts";
@@ -123,10 +124,11 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   };
   const app = createApp(deps);
   let callbacks: CallbackDispatcher | null = null;
-  const addons = await loadAudioAddons(config.modelsDir, () => loadVad(config.modelsDir), log);
+  // Add-ons are on when their models are installed; the models load after the service listens.
+  const addons = audioAddons(config.modelsDir, () => loadVad(config.modelsDir), log);
   const host: SessionHost = new SessionHost({
     ...deps,
-    enrichers: withAudioAddons(addons),
+    enrichers: withAudioAddons(addons.addons),
     vad: () => loadVad(config.modelsDir),
     callbacks: (): CallbackDispatcher =>
       (callbacks ??= createCallbackDispatcher({
@@ -189,6 +191,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     gateway.sweepAbandoned().catch((e) => log.error("abandoned-session sweep failed", { error: e }));
   }, 30_000);
 
+  // Models load in the background once the service answers: a session that needs one before it
+  // is loaded waits for it.
+  const warm = setTimeout(() => {
+    loadVad(config.modelsDir).catch((e: unknown) => log.error("the VAD model could not be loaded", { error: e }));
+    void addons.warm();
+    preloadTextAddons().catch((e: unknown) => log.error("the text add-ons could not be loaded", { error: e }));
+  }, 0);
   log.info("listening", { url: config.publicUrl, port, cluster: config.cluster, mode: redisUrl ? "distributed" : "embedded", gateway: directory.gatewayId, models_dir: config.modelsDir });
   const served = await coordinator.capabilities().catch((e: unknown) => {
     log.warn("could not read the served models", { error: e });
@@ -208,6 +217,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       stopped = true;
       clearInterval(sweeper);
       clearInterval(abandonedSweeper);
+      clearTimeout(warm);
       await gateway.shutdown();
       if (callbacks) await callbacks.close({ graceMs: 2000 });
       server.stop(true);

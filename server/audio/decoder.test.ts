@@ -131,6 +131,45 @@ describe("framing", () => {
     }
   });
 
+  test("reused output buffers: the same samples as fresh arrays, for every encoding and split; no new buffer per push", () => {
+    const formats: AudioFormat[] = [
+      pcm16,
+      { encoding: "wav/pcm", bitDepth: 16, sampleRate: 8000, channels: 2 },
+      { encoding: "wav/pcm", bitDepth: 8, sampleRate: 16000, channels: 1 },
+      { encoding: "wav/pcm", bitDepth: 24, sampleRate: 16000, channels: 3 },
+      { encoding: "wav/pcm", bitDepth: 32, sampleRate: 16000, channels: 2 },
+      { encoding: "wav/alaw", bitDepth: 8, sampleRate: 8000, channels: 1 },
+      { encoding: "wav/ulaw", bitDepth: 8, sampleRate: 8000, channels: 2 },
+    ];
+    const bytes = new Uint8Array(24_000).map((_, i) => (i * 7919 + (i >> 3)) & 0xff);
+    for (const format of formats) {
+      for (const sizes of [[3200], [3199, 3201], [7], [1000, 1, 77]]) {
+        const fresh = decodeInPieces(createAudioDecoder(format), bytes, sizes);
+        const reused = createAudioDecoder(format, { reuseOutput: true });
+        const copies: Float32Array[][] = [];
+        const buffers = new Set<ArrayBufferLike>();
+        for (let pos = 0, i = 0; pos < bytes.length; i++) {
+          const n = sizes[i % sizes.length]!;
+          const out = reused.push(bytes.subarray(pos, pos + n));
+          buffers.add(out[0]!.buffer);
+          copies.push(out.map((o) => o.slice())); // valid until the next push: copied now
+          pos += n;
+        }
+        copies.push(reused.flush().map((o) => o.slice()));
+        for (let c = 0; c < format.channels; c++) {
+          const joined = new Float32Array(copies.reduce((s, p) => s + p[c]!.length, 0));
+          let o = 0;
+          for (const p of copies) {
+            joined.set(p[c]!, o);
+            o += p[c]!.length;
+          }
+          expect(joined).toEqual(new Float32Array(fresh[c]!));
+        }
+        expect(buffers.size).toBeLessThanOrEqual(2); // the first buffer, and one grown for a larger piece
+      }
+    }
+  });
+
   test("a trailing partial frame is held back and dropped at flush", () => {
     const d = createAudioDecoder({ ...pcm16, channels: 2 });
     expect(d.push(new Uint8Array(7))[0]!.length).toBe(1);

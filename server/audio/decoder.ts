@@ -6,7 +6,6 @@
  * RIFF/WAVE header at the very start of the stream is skipped (see wav-header.ts).
  */
 
-import { alaw, mulaw } from "alawmulaw";
 import { bytesPerFrame, validateAudioFormat, type AudioFormat } from "./format.ts";
 import { WavHeaderSkipper, type DecoderWarning, type WavFormatInfo } from "./wav-header.ts";
 
@@ -37,67 +36,116 @@ export interface AudioDecoder {
   byteOffsetAt(seconds: number): number;
 }
 
-type SampleReader = (bytes: Uint8Array, view: DataView, offset: number) => number;
-
 let alawTable: Float32Array | null = null;
 let mulawTable: Float32Array | null = null;
 
-/** G.711 byte → float lookup table built from the codec library's sample decoder. */
-function g711Table(decodeSample: (b: number) => number): Float32Array {
+/**
+ * G.711 byte → float lookup table built from the codec library's sample decoder (loaded with the
+ * first G.711 session, not with the service).
+ */
+function g711Table(law: "alaw" | "mulaw"): Float32Array {
+  const codec = (require("alawmulaw") as typeof import("alawmulaw"))[law];
   const table = new Float32Array(256);
-  for (let b = 0; b < 256; b++) table[b] = decodeSample(b) / 32768;
+  for (let b = 0; b < 256; b++) table[b] = codec.decodeSample(b) / 32768;
   return table;
 }
 
-function sampleReader(format: AudioFormat): SampleReader {
-  if (format.encoding === "wav/alaw") {
-    const table = (alawTable ??= g711Table(alaw.decodeSample));
-    return (b, _v, o) => table[b[o]!]!;
+/**
+ * Decodes `frames` interleaved frames of `bytes` from byte `start` into `out` (one array per
+ * channel, from index 0): one loop per encoding, no call per sample.
+ */
+function decodeFrames(format: AudioFormat, bytes: Uint8Array, start: number, frames: number, out: Float32Array[]): void {
+  const channels = format.channels;
+  const n = frames * channels;
+  if (format.encoding === "wav/alaw" || format.encoding === "wav/ulaw") {
+    const table = format.encoding === "wav/alaw" ? (alawTable ??= g711Table("alaw")) : (mulawTable ??= g711Table("mulaw"));
+    for (let i = 0; i < n; i++) out[i % channels]![(i / channels) | 0] = table[bytes[start + i]!]!;
+    return;
   }
-  if (format.encoding === "wav/ulaw") {
-    const table = (mulawTable ??= g711Table(mulaw.decodeSample));
-    return (b, _v, o) => table[b[o]!]!;
-  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   switch (format.bitDepth) {
     case 8:
-      return (b, _v, o) => (b[o]! - 128) / 128;
+      for (let i = 0; i < n; i++) out[i % channels]![(i / channels) | 0] = (bytes[start + i]! - 128) / 128;
+      return;
     case 16:
-      return (_b, v, o) => v.getInt16(o, true) / 32768;
+      if (channels === 1) {
+        const mono = out[0]!;
+        for (let f = 0, o = start; f < frames; f++, o += 2) mono[f] = view.getInt16(o, true) / 32768;
+        return;
+      }
+      for (let i = 0, o = start; i < n; i++, o += 2) out[i % channels]![(i / channels) | 0] = view.getInt16(o, true) / 32768;
+      return;
     case 24:
-      return (b, _v, o) => (((b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16)) << 8) >> 8) / 8388608;
+      for (let i = 0, o = start; i < n; i++, o += 3) {
+        out[i % channels]![(i / channels) | 0] = (((bytes[o]! | (bytes[o + 1]! << 8) | (bytes[o + 2]! << 16)) << 8) >> 8) / 8388608;
+      }
+      return;
     case 32:
-      return (_b, v, o) => v.getInt32(o, true) / 2147483648;
+      for (let i = 0, o = start; i < n; i++, o += 4) out[i % channels]![(i / channels) | 0] = view.getInt32(o, true) / 2147483648;
+      return;
   }
 }
 
+export interface AudioDecoderOptions {
+  /**
+   * Decode into buffers kept from push to push: the arrays returned are views that stay valid only
+   * until the next `push` or `flush` (the live front end, which copies what it keeps). Default
+   * false: every call returns arrays of its own.
+   */
+  reuseOutput?: boolean;
+}
+
 /** Creates a stateful decoder for one session stream. Throws on an unsupported format. */
-export function createAudioDecoder(format: AudioFormat): AudioDecoder {
+export function createAudioDecoder(format: AudioFormat, options: AudioDecoderOptions = {}): AudioDecoder {
   validateAudioFormat(format);
   const frameBytes = bytesPerFrame(format);
-  const sampleBytes = format.bitDepth / 8;
   const channels = format.channels;
-  const read = sampleReader(format);
   const header = new WavHeaderSkipper(format);
-  let remainder = new Uint8Array(0);
+  /** The bytes of a partial frame held for the next push (fewer than `frameBytes`). */
+  const remainder = new Uint8Array(frameBytes);
+  let remainderLength = 0;
   let bytesReceived = 0;
   let framesDecoded = 0;
+  let outputs: Float32Array[] = Array.from({ length: channels }, () => new Float32Array(options.reuseOutput ? 4096 : 0));
+
+  /** The views of the last push (frames arrive in pieces of one size: the same views serve again). */
+  let views: Float32Array[] = outputs;
+
+  /** Per-channel arrays for `frames` frames: views of the kept buffers, or new arrays. */
+  function output(frames: number): Float32Array[] {
+    if (!options.reuseOutput) return Array.from({ length: channels }, () => new Float32Array(frames));
+    if (views[0]!.length === frames && views[0]!.buffer === outputs[0]!.buffer) return views;
+    if (outputs[0]!.length < frames) outputs = Array.from({ length: channels }, () => new Float32Array(Math.max(frames, 2 * outputs[0]!.length)));
+    views = outputs.map((o) => o.subarray(0, frames));
+    return views;
+  }
 
   function decode(payload: Uint8Array): Float32Array[] {
-    let buf = payload;
-    if (remainder.length > 0) {
-      buf = new Uint8Array(remainder.length + payload.length);
-      buf.set(remainder, 0);
-      buf.set(payload, remainder.length);
+    // A frame split across pushes: complete it from the payload's first bytes.
+    let head = 0;
+    let carried = 0;
+    if (remainderLength > 0) {
+      head = Math.min(frameBytes - remainderLength, payload.length);
+      remainder.set(payload.subarray(0, head), remainderLength);
+      remainderLength += head;
+      if (remainderLength === frameBytes) {
+        carried = 1;
+        remainderLength = 0;
+      }
     }
-    const frames = Math.floor(buf.length / frameBytes);
-    const used = frames * frameBytes;
-    remainder = buf.slice(used);
-    const out = Array.from({ length: channels }, () => new Float32Array(frames));
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    for (let f = 0, o = 0; f < frames; f++) {
-      for (let c = 0; c < channels; c++, o += sampleBytes) out[c]![f] = read(buf, view, o);
+    const frames = Math.floor((payload.length - head) / frameBytes);
+    const out = output(carried + frames);
+    if (carried) {
+      const one = out.map((o) => o.subarray(0, 1));
+      decodeFrames(format, remainder, 0, 1, one);
     }
-    framesDecoded += frames;
+    decodeFrames(format, payload, head, frames, carried ? out.map((o) => o.subarray(1)) : out);
+    const used = head + frames * frameBytes;
+    if (used < payload.length) {
+      remainder.set(payload.subarray(used), remainderLength);
+      remainderLength += payload.length - used;
+    }
+    framesDecoded += carried + frames;
     return out;
   }
 
@@ -110,7 +158,7 @@ export function createAudioDecoder(format: AudioFormat): AudioDecoder {
     },
     flush() {
       const out = decode(header.flush());
-      remainder = new Uint8Array(0);
+      remainderLength = 0;
       return out;
     },
     takeWarnings: () => header.takeWarnings(),

@@ -90,7 +90,9 @@ function mergeChannels(lists: EndpointerEvent[][]): ChannelEvent[] {
 
 /** Builds the front end of one session stream. Throws on an unsupported format. */
 export async function createAudioFrontend(options: AudioFrontendOptions): Promise<AudioFrontend> {
-  const decoder: AudioDecoder = createAudioDecoder(options.format);
+  // One decode pass into buffers reused from frame to frame: the resampler reads them at once, and
+  // the endpointer and `onAudio` copy what they keep.
+  const decoder: AudioDecoder = createAudioDecoder(options.format, { reuseOutput: true });
   const channels: Channel[] = [];
   for (let c = 0; c < options.format.channels; c++) {
     const vad = options.vad.createStream(FRONTEND_SAMPLE_RATE);

@@ -6,7 +6,7 @@
  * `flush()` drains that tail at the end of the stream.
  */
 
-import { ConverterType, create } from "@alexanderolsen/libsamplerate-js";
+import type { ConverterType as ConverterTypes } from "@alexanderolsen/libsamplerate-js";
 
 export type ResamplerQuality = "fastest" | "medium" | "best";
 
@@ -25,11 +25,11 @@ export interface Resampler {
   close(): void;
 }
 
-const QUALITY = {
-  fastest: ConverterType.SRC_SINC_FASTEST,
-  medium: ConverterType.SRC_SINC_MEDIUM_QUALITY,
-  best: ConverterType.SRC_SINC_BEST_QUALITY,
-} as const;
+const QUALITY: Record<ResamplerQuality, keyof typeof ConverterTypes> = {
+  fastest: "SRC_SINC_FASTEST",
+  medium: "SRC_SINC_MEDIUM_QUALITY",
+  best: "SRC_SINC_BEST_QUALITY",
+};
 
 const MAX_RATE = 192000;
 
@@ -79,7 +79,9 @@ export async function createResampler(
     }
   }
   if (fromRate === toRate) return passthrough(fromRate);
-  const src = await create(1, fromRate, toRate, { converterType: QUALITY[quality] });
+  // The wasm converter loads with the first session that needs it, not with the service.
+  const { ConverterType, create } = await import("@alexanderolsen/libsamplerate-js");
+  const src = await create(1, fromRate, toRate, { converterType: ConverterType[QUALITY[quality]] });
   const ratio = toRate / fromRate;
   let samplesIn = 0;
   let samplesOut = 0;

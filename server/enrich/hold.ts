@@ -7,7 +7,7 @@
  * before the next one. `turn_router: true` turns the hold off (a downstream turn router decides).
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
-import { endsInsideNumber, startsWithNumber } from "./numerals.ts";
+import { endsInsideNumber, startsWithNumber } from "./number-words.ts";
 
 export const NUMBER_HOLD_MS = 1200;
 

@@ -6,7 +6,7 @@
  */
 import Sentiment from "sentiment";
 import type { SentimentResult, Utterance } from "../../generated/openapi/types.gen.ts";
-import { servesLanguage } from "./numerals.ts";
+import { servesLanguage } from "./number-words.ts";
 
 const analyzer = new Sentiment();
 

@@ -7,8 +7,8 @@
  */
 import type { ModelCapability } from "../../workers/coordinator/types.ts";
 import type { Feature } from "../../workers/engines/types.ts";
-import { speakerModelInstalled } from "../../workers/engines/speaker/index.ts";
-import { turnModelInstalled } from "../../workers/engines/turn/index.ts";
+import { speakerModelInstalled } from "../../workers/engines/speaker/installed.ts";
+import { turnModelInstalled } from "../../workers/engines/turn/installed.ts";
 import type { AppDeps } from "../deps.ts";
 
 /** Why the gateway cannot run an add-on, or null when it can. */

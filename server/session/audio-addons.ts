@@ -26,10 +26,10 @@ export interface AudioAddons {
  * end of turn (audio only; on when the init body has an `end_of_turn` object).
  */
 export function withAudioAddons(addons: AudioAddons, base: EnricherFactory = createEnrichers): EnricherFactory {
-  return (options, ctx) => {
+  return async (options, ctx) => {
     const out: Enricher[] = [];
     if (options.diarization && addons.speakers) out.push(new DiarizationEnricher(addons.speakers(options.diarization_config)));
-    out.push(...base(options, ctx));
+    out.push(...(await base(options, ctx)));
     const rt = options.realtime_processing;
     if (rt?.translation) {
       const targets = (rt.translation_config?.target_languages ?? []) as TranslationLanguageCode[];

@@ -62,15 +62,18 @@ export interface Enricher {
   close?(): void;
 }
 
-/** Builds the enrichers a session's options turn on, in the order they run. */
-export type EnricherFactory = (options: AppliedOptions, ctx: EnrichContext) => Enricher[];
+/**
+ * Builds the enrichers a session's options turn on, in the order they run (asynchronously when an
+ * add-on's code or model is loaded on first use).
+ */
+export type EnricherFactory = (options: AppliedOptions, ctx: EnrichContext) => MaybePromise<Enricher[]>;
 
 /**
  * The default factory: the add-ons the service ships (the text add-ons of `server/enrich/`), empty
  * when the session asks for none. The composition root may pass another factory (e.g. one closing
  * over models it loaded).
  */
-export const createEnrichers: EnricherFactory = (options, ctx) => [textEnricher(options, ctx)].filter((e): e is Enricher => e !== null);
+export const createEnrichers: EnricherFactory = async (options, ctx) => [await textEnricher(options, ctx)].filter((e): e is Enricher => e !== null);
 
 /** Runs a session's enrichers in order. */
 export class EnrichmentPipeline {

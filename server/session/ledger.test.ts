@@ -319,6 +319,23 @@ describe("ack ledger resume alignment", () => {
     expect(ledger.nextAck(ledger.received, { force: true })?.ambiguous).toBe(true);
   });
 
+  test("an ack per frame for a long session: the candidates stay those of the last confirmAfterBytes", () => {
+    // 100 ms frames of 16-bit audio at 16 kHz with a noise floor, acknowledged one frame behind, for five minutes.
+    const frame = 3200;
+    const ledger = createAckLedger({ alignBytes: 2, confirmAfterBytes: 30 * 32000, maxRetainBytes: 120 * 32000 });
+    let seed = 7;
+    const noise = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24) & 3;
+    let most = 0;
+    for (let i = 0; i < 3000; i++) {
+      ledger.accept(new Uint8Array(frame).map(noise));
+      if (i > 0) expect(ledger.nextAck(ledger.received - frame)).not.toBeNull();
+      most = Math.max(most, ledger.resumeCandidates.length);
+    }
+    // 30 s of acks one frame apart, plus the newest delivered one.
+    expect(most).toBeLessThanOrEqual(302);
+    expect(ledger.retainedBytes).toBeLessThanOrEqual(31 * 32000 + frame);
+  });
+
   test("no acknowledgment is issued while a resume is unresolved", () => {
     const audio = new Uint8Array(1000).map((_, i) => i % 253);
     const ledger = createAckLedger();

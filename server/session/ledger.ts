@@ -403,17 +403,16 @@ export class AckLedger {
     return n < chunk.length ? this.accept(chunk.subarray(n)) : EMPTY;
   }
 
-  /** Drops candidates older than the newest ack known to be delivered, and the tail before it. */
+  /**
+   * Drops candidates older than the newest ack known to be delivered, and the tail before it.
+   * Candidates are in sending order, so their `receivedAtSend` never decreases and the delivered
+   * ones are a prefix: only the candidates dropped are looked at (amortized O(1) per call).
+   */
   private release(): void {
     const R = this.tail.end;
-    let keepFrom = 0;
-    for (let i = this.candidates.length - 1; i > 0; i--) {
-      if (R - this.candidates[i].receivedAtSend >= this.confirmAfter) {
-        keepFrom = i;
-        break;
-      }
-    }
-    if (keepFrom > 0) this.candidates = this.candidates.slice(keepFrom);
+    let drop = 0;
+    while (drop + 1 < this.candidates.length && R - this.candidates[drop + 1].receivedAtSend >= this.confirmAfter) drop++;
+    if (drop > 0) this.candidates.splice(0, drop);
     this.tail.trimTo(this.candidates[0].offset);
   }
 

@@ -151,7 +151,7 @@ export class LiveSession {
       log,
       emit: (m) => session?.emit(m),
     };
-    const enrichment = new EnrichmentPipeline((deps.enrichers ?? createEnrichers)(options, ctx), log);
+    const enrichment = new EnrichmentPipeline(await (deps.enrichers ?? createEnrichers)(options, ctx), log);
     let acks: SessionAcks | undefined;
     const frontend = await createAudioFrontend({
       format,

@@ -4,7 +4,7 @@
  * transcriptions run on an `EnginePool` of worker threads.
  */
 import { resolve } from "node:path";
-import { computeCapabilities, servingEntries } from "../catalogue/capabilities.ts";
+import { capabilityOf, computeCapabilities, servingEntries } from "../catalogue/capabilities.ts";
 import { canServe } from "./can-serve.ts";
 import { EnginePool } from "../pool/pool.ts";
 import type { EngineSpec } from "../pool/protocol.ts";
@@ -41,7 +41,9 @@ export class InProcessCoordinator implements InferenceCoordinator {
   async transcribe(job: InferenceJob, signal?: AbortSignal): Promise<TranscribeResult> {
     const serving = servingEntries(this.modelsDir).find((s) => s.model.model === job.model);
     if (!serving) throw new NoEndpointError();
-    const caps = computeCapabilities(this.modelsDir).filter((c) => c.model === job.model);
+    // The serving entry's capability (what computeCapabilities lists for this model), without
+    // reading MODELS_DIR a second time for the job.
+    const caps = [capabilityOf(serving.model, serving.entry)];
     const { languages, task, targetLanguage } = job.request;
     const verdict = canServe(caps, {
       model: job.model,

@@ -154,7 +154,8 @@ export class BatchedVad implements VadModel {
     this.lastSend = performance.now();
     this.stats.ticks++;
     this.stats.chunks += total;
-    this.worker.postMessage({ type: "run", id, slots, counts, resets, frames } satisfies ToVadWorker);
+    // The tick's buffers are handed over, not copied (they are built for this message only).
+    this.worker.postMessage({ type: "run", id, slots, counts, resets, frames } satisfies ToVadWorker, [frames.buffer, slots.buffer, counts.buffer, resets.buffer]);
   }
 
   private onMessage(m: FromVadWorker): void {

@@ -1,16 +1,14 @@
 /** The speaker encoder of a models directory: whether it is installed, and one loaded instance per path. */
 import { join } from "node:path";
-import { catalogueEntry, isInstalled, SPEAKER_FILE, SPEAKER_ID } from "../../catalogue/index.ts";
+import { SPEAKER_FILE } from "../../catalogue/index.ts";
 import { DEFAULT_SPEAKER_THRESHOLD, OnlineSpeakerClustering } from "./cluster.ts";
 import { SpeakerEncoder } from "./encoder.ts";
+import { speakerModelInstalled } from "./installed.ts";
 
 export { SpeakerEncoder, cosine } from "./encoder.ts";
 export { OnlineSpeakerClustering, DEFAULT_SPEAKER_THRESHOLD } from "./cluster.ts";
 
-/** True when `models pull resemblyzer-speaker` has installed the encoder in `modelsDir`. */
-export function speakerModelInstalled(modelsDir: string): boolean {
-  return isInstalled(catalogueEntry(SPEAKER_ID)!, modelsDir);
-}
+export { speakerModelInstalled } from "./installed.ts";
 
 const loaded = new Map<string, Promise<SpeakerEncoder>>();
 

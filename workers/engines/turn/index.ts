@@ -1,16 +1,14 @@
 /** The end-of-turn model of a models directory: whether it is installed, and one loaded instance per path. */
 import { join } from "node:path";
-import { catalogueEntry, isInstalled, SMART_TURN_FILE, SMART_TURN_ID } from "../../catalogue/index.ts";
+import { SMART_TURN_FILE } from "../../catalogue/index.ts";
 import { SmartTurn } from "./smart-turn.ts";
+import { turnModelInstalled } from "./installed.ts";
 
 export { SmartTurn, turnFeatures } from "./smart-turn.ts";
 export { EndOfTurnDetector, type EndOfTurnSettings, type TurnEvent, type TurnEnd, type TurnScore } from "./detector.ts";
 export { createTurnChannel, type TurnChannel } from "./channel.ts";
 
-/** True when `models pull smart-turn-v3` has installed the model in `modelsDir`. */
-export function turnModelInstalled(modelsDir: string): boolean {
-  return isInstalled(catalogueEntry(SMART_TURN_ID)!, modelsDir);
-}
+export { turnModelInstalled } from "./installed.ts";
 
 const loaded = new Map<string, Promise<SmartTurn>>();
 

@@ -21,6 +21,8 @@ export interface DecoderCache {
   self: Record<string, ort.Tensor>;
   /** `past_key_values.{i}.encoder.{key,value}` → tensor [batch, heads, frames, headDim]. */
   cross: Record<string, ort.Tensor>;
+  /** The cross-attention caches widened to the most rows seen so far (`cross` are views of their first rows). */
+  crossWide?: Record<string, ort.Tensor>;
   length: number;
 }
 
@@ -33,12 +35,12 @@ function gatherRows(t: ort.Tensor, rows: readonly number[]): ort.Tensor {
   return new ort.Tensor("float32", out, [rows.length, ...t.dims.slice(1)]);
 }
 
-/** The first `n` rows of a [batch, …] float tensor (a view when possible). */
+/** The first `n` rows of a [batch, …] float tensor: a view, no copy. */
 function firstRows(t: ort.Tensor, n: number): ort.Tensor {
   if (t.dims[0] === n) return t;
   const data = t.data as Float32Array;
   const rowSize = data.length / t.dims[0];
-  return new ort.Tensor("float32", data.slice(0, n * rowSize), [n, ...t.dims.slice(1)]);
+  return new ort.Tensor("float32", data.subarray(0, n * rowSize), [n, ...t.dims.slice(1)]);
 }
 
 export interface DecoderStep {
@@ -104,17 +106,21 @@ export class WhisperDecoder {
 
   /**
    * A cache holding rows `parents` of `cache` (a row may appear several times): the self-attention
-   * caches are copied row by row, the cross-attention caches (equal on every row) are widened from
-   * the first row once and then shared.
+   * caches are copied row by row; the cross-attention caches (equal on every row, [rows, heads,
+   * 1500, headDim] each) are widened from the first row once, when more rows are needed than ever
+   * before in the window, and otherwise fed as views of the widest copy.
    */
   reorder(cache: DecoderCache, parents: readonly number[]): DecoderCache {
     const self: Record<string, ort.Tensor> = {};
     for (const [name, t] of Object.entries(cache.self)) self[name] = gatherRows(t, parents);
+    const n = parents.length;
+    const wide = { ...(cache.crossWide ?? cache.cross) };
     const cross: Record<string, ort.Tensor> = {};
-    for (const [name, t] of Object.entries(cache.cross)) {
-      cross[name] = t.dims[0] >= parents.length ? firstRows(t, parents.length) : gatherRows(t, parents.map(() => 0));
+    for (const [name, t] of Object.entries(wide)) {
+      if (t.dims[0] < n) wide[name] = gatherRows(t, Array.from({ length: n }, () => 0));
+      cross[name] = firstRows(wide[name]!, n);
     }
-    return { self, cross, length: cache.length };
+    return { self, cross, crossWide: wide, length: cache.length };
   }
 
   /**
@@ -136,7 +142,7 @@ export class WhisperDecoder {
     for (let i = 0; i < this.layers; i++) {
       for (const kv of ["key", "value"]) self[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`];
     }
-    return { logits: out.logits.data as Float32Array, cache: { self, cross: cache.cross, length: cache.length + 1 } };
+    return { logits: out.logits.data as Float32Array, cache: { self, cross: cache.cross, crossWide: cache.crossWide, length: cache.length + 1 } };
   }
 
   private widened: { source: ort.Tensor; tensor: ort.Tensor } | null = null;

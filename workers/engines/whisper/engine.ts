@@ -38,7 +38,18 @@ export interface WhisperDecodingOptions {
   padding: "audio" | "features";
   /** Audio whose peak stays below this (−60 dBFS) is silence: nothing is decoded (Whisper hallucinates on it). */
   silencePeak: number;
+  /**
+   * Most tokens a window may yield per second of its audio (plus `TOKEN_SLACK`): speech gives 2–8
+   * (timestamps included), a decoder caught in a repetition loop runs on to the 224-token limit. A
+   * decode that reaches this budget stops there and counts as a failed one, like a repetitive
+   * result (temperature fallback, then rejected), so a runaway loop on a short utterance costs a
+   * few dozen decoder steps instead of 224.
+   */
+  maxTokensPerSecond: number;
 }
+
+/** Tokens a window may yield beyond `maxTokensPerSecond` × its duration (the sot sequence's neighbours, a short word). */
+export const TOKEN_SLACK = 16;
 
 export const DEFAULT_DECODING: WhisperDecodingOptions = {
   beamSize: 5,
@@ -50,6 +61,7 @@ export const DEFAULT_DECODING: WhisperDecodingOptions = {
   seed: 1,
   padding: "features",
   silencePeak: 1e-3,
+  maxTokensPerSecond: 20,
 };
 
 export interface WhisperEngineOptions {
@@ -230,20 +242,23 @@ export class WhisperEngine implements Engine {
         maxInitialTimestampIndex: this.cfg.maxInitialTimestampIndex,
       });
       const sampleLen = Math.min(224, Math.floor(this.cfg.maxTargetPositions / 2));
+      const budget = Math.min(sampleLen, Math.ceil(windowSeconds * decoding.maxTokensPerSecond) + TOKEN_SLACK);
       const random = mulberry32(decoding.seed + seek);
       // Temperature fallback as faster-whisper does it: stop at the first result that passes the
       // checks (or is silence); when none does, keep the likeliest of those that are not too
       // repetitive (of all, if every one is).
-      const tried: { result: SearchResult; ratio: number; temperature: number }[] = [];
+      const tried: { result: SearchResult; ratio: number; temperature: number; overrun: boolean }[] = [];
       let chosen: (typeof tried)[number] | undefined;
       for (const t of temperatures) {
         const result = await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
-          prompt, sotIndex: context.length, sampleLen, beamSize: t > 0 ? 1 : beamSize, temperature: t, random,
+          prompt, sotIndex: context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, temperature: t, random,
         });
-        const attempt = { result, ratio: compressionRatio(this.tokenizer.decode(result.tokens)), temperature: t };
+        // Stopped by the per-second budget (not by Whisper's own limit): a runaway decode.
+        const overrun = budget < sampleLen && result.tokens.length >= budget;
+        const attempt = { result, ratio: compressionRatio(this.tokenizer.decode(result.tokens)), temperature: t, overrun };
         tried.push(attempt);
         const lowLogprob = result.avgLogprob < decoding.logProbThreshold;
-        let fallback = attempt.ratio > decoding.compressionRatioThreshold || lowLogprob;
+        let fallback = attempt.ratio > decoding.compressionRatioThreshold || overrun || lowLogprob;
         if (result.noSpeechProb > decoding.noSpeechThreshold && lowLogprob) fallback = false; // silence
         if (!fallback) {
           chosen = attempt;
@@ -252,7 +267,7 @@ export class WhisperEngine implements Engine {
       }
       const fallbackFailed = chosen === undefined;
       if (!chosen) {
-        const pool = tried.filter((a) => a.ratio <= decoding.compressionRatioThreshold);
+        const pool = tried.filter((a) => a.ratio <= decoding.compressionRatioThreshold && !a.overrun);
         const best = (pool.length > 0 ? pool : tried).reduce((a, b) => (b.result.avgLogprob > a.result.avgLogprob ? b : a));
         chosen = { ...best, temperature: tried[tried.length - 1].temperature }; // the last one tried, as faster-whisper reports
       }
@@ -265,7 +280,7 @@ export class WhisperEngine implements Engine {
       const silent =
         (r.noSpeechProb > decoding.noSpeechThreshold && lowLogprob) ||
         (fallbackFailed && lowLogprob && r.noSpeechProb > decoding.noSpeechThreshold / 2);
-      const repetitive = ratio > decoding.compressionRatioThreshold;
+      const repetitive = ratio > decoding.compressionRatioThreshold || chosen.overrun;
       if (!silent && !repetitive) {
         const windowSegments = tokensToSegments(this.tokenizer, r.tokens, r.tokenLogprobs, offset, windowSeconds, language);
         segments.push(...windowSegments);

@@ -61,12 +61,10 @@ export class LogitFilters {
       logits.fill(-Infinity, Math.min(V, tsBegin + this.cfg.maxInitialTimestampIndex + 1), V);
     }
     // If the timestamps together are likelier than any single text token, force a timestamp.
-    const lp = logSoftmax(logits);
-    let tsMass = -Infinity;
-    for (let i = tsBegin; i < V; i++) tsMass = logAddExp(tsMass, lp[i]);
+    // Compared on the logits: log-softmax shifts every entry by the same amount.
     let maxText = -Infinity;
-    for (let i = 0; i < tsBegin; i++) if (lp[i] > maxText) maxText = lp[i];
-    if (tsMass > maxText) logits.fill(-Infinity, 0, tsBegin);
+    for (let i = 0; i < tsBegin; i++) if (logits[i] > maxText) maxText = logits[i];
+    if (logSumExp(logits, tsBegin, V) > maxText) logits.fill(-Infinity, 0, tsBegin);
   }
 }
 
@@ -75,6 +73,24 @@ export function logAddExp(a: number, b: number): number {
   if (b === -Infinity) return a;
   const m = Math.max(a, b);
   return m + Math.log(Math.exp(a - m) + Math.exp(b - m));
+}
+
+/** log Σ exp(row[i]) over [from, to) (−Infinity when every entry is −Infinity), in one pass and no allocation. */
+export function logSumExp(row: Float32Array, from = 0, to = row.length): number {
+  let max = -Infinity;
+  for (let i = from; i < to; i++) if (row[i] > max) max = row[i];
+  if (max === -Infinity) return -Infinity;
+  let sum = 0;
+  for (let i = from; i < to; i++) sum += Math.exp(row[i] - max);
+  return max + Math.log(sum);
+}
+
+/** The index of the largest finite entry (the first of equals), or undefined when none is. */
+function argmax(row: Float32Array): number | undefined {
+  let best: number | undefined;
+  let v = -Infinity;
+  for (let i = 0; i < row.length; i++) if (row[i] > v) v = row[best = i];
+  return best;
 }
 
 /** log_softmax of a row (−Infinity entries stay −Infinity). */
@@ -91,7 +107,7 @@ export function logSoftmax(row: Float32Array, temperature = 1): Float64Array {
 }
 
 /** Indices of the k largest finite values, largest first. */
-export function topK(values: Float64Array, k: number): number[] {
+export function topK(values: Float64Array | Float32Array, k: number): number[] {
   const best: number[] = [];
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
@@ -144,8 +160,8 @@ export async function decodeWindow(
 ): Promise<SearchResult> {
   const V = decoder.vocabSize;
   const first = await decoder.run(opts.prompt, encoderHidden, null);
-  const sotRow = first.logits.slice(opts.sotIndex * V, (opts.sotIndex + 1) * V);
-  const noSpeechProb = Math.exp(logSoftmax(sotRow)[noSpeechToken]);
+  const sotRow = first.logits.subarray(opts.sotIndex * V, (opts.sotIndex + 1) * V);
+  const noSpeechProb = Math.exp(sotRow[noSpeechToken] - logSumExp(sotRow));
   const lastRow = first.logits.slice((opts.prompt.length - 1) * V, opts.prompt.length * V);
 
   const score = (row: Float32Array, sampled: number[]) => {
@@ -167,17 +183,18 @@ export async function decodeWindow(
     let row = score(lastRow, tokens);
     let cache = first.cache;
     for (let step = 0; step < opts.sampleLen; step++) {
-      const lp = logSoftmax(row);
-      const token = opts.temperature > 0 ? sample(logSoftmax(row, opts.temperature), opts.random) : topK(lp, 1)[0];
+      // The chosen token's log-probability needs only the row's log-sum-exp, not a log-softmax array.
+      const token = opts.temperature > 0 ? sample(logSoftmax(row, opts.temperature), opts.random) : argmax(row);
       if (token === undefined) break;
-      sum += lp[token];
+      const lp = row[token] - logSumExp(row);
+      sum += lp;
       if (token === eot) break;
       tokens.push(token);
-      logprobs.push(lp[token]);
+      logprobs.push(lp);
       if (step === opts.sampleLen - 1) break;
       const next = await decoder.run([token], encoderHidden, cache);
       cache = next.cache;
-      row = score(next.logits.slice(0, V), tokens);
+      row = score(next.logits.subarray(0, V), tokens); // the output is ours: filtered in place
     }
     return finish(tokens, logprobs, sum);
   }
@@ -186,15 +203,20 @@ export async function decodeWindow(
   // batch per step; each proposes its beam + 1 best tokens, the best `beam` that do not end stay
   // live, and ending ones are kept until `beam` have finished.
   const beam = opts.beamSize;
-  let live: { tokens: number[]; logprobs: number[]; sum: number; next: Float64Array }[] = [
-    { tokens: [], logprobs: [], sum: 0, next: logSoftmax(score(lastRow, [])) },
+  // Each live hypothesis keeps only its `beam + 1` best next tokens and their log-probabilities.
+  const proposals = (row: Float32Array): Map<number, number> => {
+    const lse = logSumExp(row);
+    return new Map(topK(row, beam + 1).map((t) => [t, row[t] - lse]));
+  };
+  let live: { tokens: number[]; logprobs: number[]; sum: number; next: Map<number, number> }[] = [
+    { tokens: [], logprobs: [], sum: 0, next: proposals(score(lastRow, [])) },
   ];
   let cache = first.cache;
   const finished: { tokens: number[]; logprobs: number[]; sum: number }[] = [];
   for (let step = 0; step < opts.sampleLen && live.length > 0; step++) {
     const candidates: { parent: number; token: number; sum: number }[] = [];
     live.forEach((h, parent) => {
-      for (const token of topK(h.next, beam + 1)) candidates.push({ parent, token, sum: h.sum + h.next[token] });
+      for (const [token, lp] of h.next) candidates.push({ parent, token, sum: h.sum + lp });
     });
     candidates.sort((a, b) => b.sum - a.sum);
     const kept: typeof candidates = [];
@@ -209,7 +231,7 @@ export async function decodeWindow(
     }
     const extended = kept.map((c) => {
       const p = live[c.parent];
-      return { tokens: [...p.tokens, c.token], logprobs: [...p.logprobs, p.next[c.token]], sum: c.sum };
+      return { tokens: [...p.tokens, c.token], logprobs: [...p.logprobs, p.next.get(c.token)!], sum: c.sum };
     });
     if (finished.length >= beam || step === opts.sampleLen - 1 || kept.length === 0) {
       for (const e of extended) if (finished.length < beam) finished.push(e);
@@ -218,7 +240,7 @@ export async function decodeWindow(
     cache = decoder.reorder(cache, kept.map((c) => c.parent));
     const out = await decoder.step(kept.map((c) => c.token), encoderHidden, cache);
     cache = out.cache;
-    live = extended.map((e, r) => ({ ...e, next: logSoftmax(score(out.logits.slice(r * V, (r + 1) * V), e.tokens)) }));
+    live = extended.map((e, r) => ({ ...e, next: proposals(score(out.logits.subarray(r * V, (r + 1) * V), e.tokens)) }));
   }
   if (finished.length === 0) return finish([], [], 0);
   // openai/whisper's ranking without a length penalty: sum log-probability / length.

@@ -152,6 +152,26 @@ describe("Whisper engine on a scripted fixture", () => {
     await engine.dispose();
   });
 
+  test("a decode looping on a short utterance stops at the per-second token budget and yields nothing", async () => {
+    const [b, dot] = [one(" B"), one(".")];
+    const loop = [ts(0), ...Array.from({ length: 110 }, (_, i) => (i % 2 === 0 ? b : dot))];
+    const { engine, calls } = await engineFor(forced(loop), { decoding: { beamSize: 1, temperatures: [0] } });
+    const half = jfk.subarray(16000, 24000); // 0.5 s: a budget of ceil(0.5 × 20) + 16 = 26 tokens
+    const r = await engine.transcribe({ audio: half, partial: true, languages: ["en"] });
+    expect(calls.length).toBe(26); // the prompt, then 25 more tokens (the 26th is sampled without a further call)
+    expect(r.text).toBe("");
+    expect(r.noSpeech).toBe(true);
+    // The same loop on 11 s of audio is under the budget (236 > Whisper's own 224): Whisper's limit and guards apply.
+    calls.length = 0;
+    await engine.transcribe({ audio: jfk, partial: true, languages: ["en"] });
+    expect(calls.length).toBe(loop.length + 1); // every token of the loop, then the end of text
+    // A short utterance that ends well within the budget is kept.
+    const short = await engineFor(forced([ts(0), b, dot, ts(0.4)]), { decoding: { beamSize: 1, temperatures: [0] } });
+    expect((await short.engine.transcribe({ audio: half, partial: true, languages: ["en"] })).text).toBe("B.");
+    await engine.dispose();
+    await short.engine.dispose();
+  });
+
   test("VAD gating, translation, vocabulary prompt, long audio and bad input", async () => {
     const { engine, calls } = await engineFor(forced(HELLO_PLAN), {
       decoding: { beamSize: 1 },
