@@ -24,7 +24,7 @@ afterAll(() => svc.stop());
 
 const SENTENCES = {
   who: "My name is John Smith and I live in Boston.",
-  phone: "My phone number is two zero two, five five five, zero one nine three.",
+  phone: "My phone number is four one five, five five five, zero one three two.",
   love: "I really love this, thank you so much.",
   cost: "It costs twenty five dollars.",
 };
@@ -51,6 +51,9 @@ const finalsOf = (client: RawClient) => client.finals().map((m) => (m.data.utter
 /** Every transcript string inside a value (texts, words, JSON-string results), ids and timestamps aside. */
 const strings = (v: unknown): string[] =>
   typeof v === "string" ? [v] : v && typeof v === "object" ? Object.entries(v).flatMap(([k, x]) => (k === "session_id" || k === "created_at" || k === "utterance_id" || k === "id" ? [] : strings(x))) : [];
+const DIGIT_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+/** The digits a text spells, whether written as digits or as digit words. */
+const digitsOf = (text: string) => text.toLowerCase().replace(/[a-z]+/g, (w) => (DIGIT_WORDS.includes(w) ? String(DIGIT_WORDS.indexOf(w)) : "")).replace(/\D/g, "");
 const ofType = (client: RawClient, type: string) => client.messages.filter((m) => m.type === type);
 
 describe("text add-ons over the WebSocket, on whisper-tiny.en", () => {
@@ -62,13 +65,13 @@ describe("text add-ons over the WebSocket, on whisper-tiny.en", () => {
     const finals = finalsOf(client);
     expect(finals.slice(0, 3)).toEqual(["My name is [NAME_1] and I live in [LOCATION_CITY_1]", "My phone number is [PHONE_NUMBER_1]", "I really love this. Thank you so much"]);
     // numerals: whatever the recognizer wrote as words is digits now.
-    expect(finals[3]).toMatch(/^It costs \$?25\b/);
+    expect(finals[3]).toMatch(/^It costs? \$?25\b/);
     expect(finals.join(" ")).not.toMatch(/\b(one|two|three|four|five|six|seven|eight|nine|zero|twenty)\b/i);
     const pii = ofType(client, "pii");
     expect(pii.map((m) => m.data.entities.map((e: { label: string; id: number }) => `${e.label}_${e.id}`))).toEqual([["name_1", "location_city_1"], ["phone_number_1"]]);
     for (const m of pii) for (const e of m.data.entities) expect(e.text).toBeUndefined();
     const everything = strings([client.messages, stored.result]).join("\n");
-    for (const secret of ["John", "Smith", "Boston", "202", "555", "0193", "5, 5"]) expect(everything).not.toContain(secret);
+    for (const secret of ["John", "Smith", "Boston", "415", "555", "0132", "5, 5"]) expect(everything).not.toContain(secret);
     const sentiments = ofType(client, "sentiment_analysis");
     expect(sentiments.map((m) => m.data.results[0].sentiment)).toEqual(["neutral", "neutral", "positive", "neutral"]);
     expect(JSON.parse((stored.result as { sentiment_analysis: { results: string } }).sentiment_analysis.results)).toHaveLength(4);
@@ -85,7 +88,9 @@ describe("text add-ons over the WebSocket, on whisper-tiny.en", () => {
     );
     expect(finalsOf(client)).toEqual(["My name is John Smith and I live in Bean Town", "My phone number is [PHONE_NUMBER_1]", "John Smith called again"]);
     const pii = ofType(client, "pii");
-    expect(pii.map((m) => m.data.entities)).toEqual([[{ label: "phone_number", id: 1, action: "mask", score: 0.9, text: expect.stringMatching(/5\D*5\D*5\D*0\D*1\D*9\D*3$/), start: 19, end: 35 }]]);
+    expect(pii.map((m) => m.data.entities)).toEqual([[{ label: "phone_number", id: 1, action: "mask", score: 0.9, text: expect.any(String), start: 19, end: 35 }]]);
+    // The text heard, as the recognizer wrote it (digits or digit words).
+    expect(digitsOf(pii[0]!.data.entities[0].text)).toBe("4155550132");
     const ner = ofType(client, "named_entity_recognition").map((m) => m.data.results.map((e: { label: string; id: number; text: string }) => [e.label, e.id, e.text]));
     expect(ner[0]).toContainEqual(["name", 1, "John Smith"]);
     expect(ner[2]).toContainEqual(["name", 1, "John Smith"]);
