@@ -87,7 +87,7 @@ const beamSize = Number(args.beam);
 const resampler = await createResampler(wav.sampleRate, FRONTEND_SAMPLE_RATE);
 const clip16k = Float32Array.from([...resampler.push(wav.samples), ...resampler.flush()]);
 resampler.close();
-const whole = await engine.transcribe({ audio: clip16k, languages, beamSize });
+const whole = await engine.transcribe({ audio: clip16k, partial: false, languages, beamSize });
 console.log(`whole clip: ${wer(whole.text)} «${whole.text.trim()}»`);
 const tmp = mkdtempSync(path.join(tmpdir(), "wer-segments-"));
 const ct2 = args["faster-whisper"] ? await ct2Dir(entry.id) : null;
@@ -116,7 +116,7 @@ for (const v of ["", ...args.variant!]) {
   for (const f of finals) {
     const previousText = args["no-prompt"] ? "" : texts.join(" ");
     asked.push({ audio: f.audio, prompt: previousText });
-    const r = await engine.transcribe({ audio: f.audio, languages, beamSize, ...(previousText ? { previousText } : {}) });
+    const r = await engine.transcribe({ audio: f.audio, partial: false, languages, beamSize, ...(previousText ? { previousText } : {}) });
     if (r.text.trim() !== "") texts.push(r.text.trim());
     parts.push(`[${f.start.toFixed(2)}–${f.end.toFixed(2)} ${r.language}] ${r.text.trim()}`);
   }
