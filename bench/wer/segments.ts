@@ -6,8 +6,9 @@
  *
  *   bun bench/wer/segments.ts --model whisper-base --clip leopard_test_de.wav \
  *     [--variant preRollMs=400] [--variant speechPadMs=200,endpointing=1] [--no-prompt] [--languages de]
- *     [--fp32] [--faster-whisper]
+ *     [--fp32] [--faster-whisper] [--prompt-chars 200]
  *
+ * `--prompt-chars`: the prompt cut to its last N characters (the session keeps 600).
  * `--fp32`: both fp32 ONNX files (the entry's choice otherwise); `--faster-whisper`: faster-whisper
  * on the same audio too (the whole clip, and each utterance with the prompt the engine had).
  *
@@ -36,6 +37,7 @@ const { values: args } = parseArgs({
     clip: { type: "string", default: "leopard_test_de.wav" },
     variant: { type: "string", multiple: true, default: [] },
     "no-prompt": { type: "boolean", default: false },
+    "prompt-chars": { type: "string" },
     languages: { type: "string" },
     beam: { type: "string", default: "5" },
     fp32: { type: "boolean", default: false },
@@ -114,7 +116,9 @@ for (const v of ["", ...args.variant!]) {
   const parts: string[] = [];
   const asked: { audio: Float32Array; prompt: string }[] = [];
   for (const f of finals) {
-    const previousText = args["no-prompt"] ? "" : texts.join(" ");
+    const joined = args["no-prompt"] ? "" : texts.join(" ");
+    const max = args["prompt-chars"] ? Number(args["prompt-chars"]) : Infinity;
+    const previousText = joined.length > max ? joined.slice(joined.length - max).replace(/^\S*\s/, "") : joined;
     asked.push({ audio: f.audio, prompt: previousText });
     const r = await engine.transcribe({ audio: f.audio, partial: false, languages, beamSize, ...(previousText ? { previousText } : {}) });
     if (r.text.trim() !== "") texts.push(r.text.trim());
