@@ -29,6 +29,7 @@ import { Outlet, type SessionSink } from "./outlet.ts";
 import type { PersistedSession } from "./persist.ts";
 import { createSessionRecording, type SessionRecording } from "./recording.ts";
 import { buildResult, buildTranscription } from "./result.ts";
+import { speechThresholds } from "../vad/endpointer.ts";
 import { streamingProfile } from "./streaming.ts";
 import { Transcriber } from "./transcriber.ts";
 import { audioArrived, messageSent } from "../metrics/index.ts";
@@ -157,6 +158,7 @@ export class LiveSession {
         maxDurationWithoutEndpointing: options.maximum_duration_without_endpointing,
         partialIntervalMs: options.messages_config.receive_partial_transcripts || options.callback ? streamingProfile(options.profile).partialIntervalMs : 0,
         partialOnPause: true,
+        ...speechThresholds(options.pre_processing?.speech_threshold),
       },
       onAudio: enrichment.wantsAudio ? (c, samples, time) => enrichment.audio(c, samples, acks!.frontendBase.seconds + time) : undefined,
     });
