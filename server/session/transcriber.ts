@@ -308,7 +308,7 @@ export class Transcriber {
   private async transcribe(channel: number, key: string, seq: number, audio: Float32Array, partial: boolean, extra: DecodeExtra = {}): Promise<TranscribeResult> {
     const started = performance.now();
     const { id, options } = this.host;
-    const languages = options.language_config.languages;
+    const languages = this.decodeLanguages();
     const vocabulary = sessionVocabulary(options);
     const previous = extra.previousText ?? previousText(this.heard, channel);
     const r = await this.host.coordinator.transcribe({
@@ -320,7 +320,7 @@ export class Transcriber {
         audio,
         partial,
         streamKey: `${id}/${key}`,
-        languages: languages.length > 0 ? languages : undefined,
+        languages,
         ...(vocabulary.length > 0 ? { vocabulary } : {}),
         ...(previous !== "" ? { previousText: previous } : {}),
         ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
@@ -328,6 +328,20 @@ export class Transcriber {
     });
     if (!partial) this.transcriptionTimeS += (performance.now() - started) / 1000;
     return r;
+  }
+
+  /**
+   * The languages a decode chooses from: those of `language_config`; without `code_switching` (and
+   * unless one language is set), the language of the session's first recognized final once there
+   * is one (restored sessions included: `heard` continues theirs). Undefined: any of the model's.
+   */
+  private decodeLanguages(): string[] | undefined {
+    const { languages, code_switching } = this.host.options.language_config;
+    if (!code_switching && languages.length !== 1) {
+      const first = this.heard.find((u) => u.language !== "");
+      if (first) return [first.language];
+    }
+    return languages.length > 0 ? languages : undefined;
   }
 
   private toUtterance(r: TranscribeResult, channel: number, start: number, end: number): Utterance {
