@@ -11,15 +11,18 @@ import { readWavFile } from "../../workers/dsp/wav.ts";
 import { SMART_TURN_ID, SPEAKER_ID } from "../../workers/catalogue/index.ts";
 import { join16k, modelsWith, speak } from "../helpers/addon-models.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
+import { loadVad } from "../../server/server.ts";
 import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
 import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
-import { chunks, contractErrors, createSession, RawClient, toPcm16, words, type Msg } from "./helpers.ts";
+import { chunks, contractErrors, createSession, interleave16, RawClient, toPcm16, words, type Msg } from "./helpers.ts";
 
 // Real models on a shared machine: allow for a loaded CPU.
 setDefaultTimeout(60_000);
 
 let svc: TestService;
 let plain: TestService;
+/** The models directory of `svc` (its batched VAD is `loadVad(withAddons)`). */
+let withAddons: string;
 let q1: Float32Array;
 let q2: Float32Array;
 /** The real in-process coordinator on `dir`, left running (see test/pipeline/helpers.ts). */
@@ -30,7 +33,7 @@ async function coordinatorOn(dir: string): Promise<InferenceCoordinator> {
 
 beforeAll(async () => {
   // trantoria-1 (whisper-tiny.en) with the add-on models, and the same without them
-  const withAddons = await modelsWith([SMART_TURN_ID, SPEAKER_ID]);
+  withAddons = await modelsWith([SMART_TURN_ID, SPEAKER_ID]);
   const without = await modelsWith([]);
   svc = await startTestService({ modelsDir: withAddons, coordinator: await coordinatorOn(withAddons) });
   plain = await startTestService({ modelsDir: without, coordinator: await coordinatorOn(without) });
@@ -180,6 +183,26 @@ describe("end_of_turn", () => {
     expect(last.data.reason).toBe("model");
     expect(last.data.end).toBeGreaterThan(10.2); // "... what you can do for your country." ends near 10.6 s
     expect(last.data.end).toBeLessThan(11.0);
+  });
+});
+
+describe("end_of_turn frees its VAD streams", () => {
+  test("after 4 two-channel sessions with end_of_turn the batched VAD holds no slot for them", async () => {
+    const vad = await loadVad(withAddons); // the service's own (one per model file)
+    const before = vad.slotsHeld;
+    const stereo = interleave16([toPcm16(join16k(0.3, q1, 0.8)), toPcm16(join16k(0.6, q2, 0.5))]);
+    for (let i = 0; i < 4; i++) {
+      const { url } = await createSession(svc, { ...base, channels: 2, end_of_turn: {} });
+      const client = new RawClient(url);
+      await client.opened;
+      for (const c of chunks(stereo, 6400)) client.send(c);
+      client.stop();
+      expect((await client.closed).code).toBe(1000);
+      expect(ofType(client.messages, "end_of_turn").length).toBeGreaterThan(0);
+    }
+    // (slots are given back as the sessions' last evaluations settle, just after the socket closes)
+    for (let i = 0; i < 50 && vad.slotsHeld > before; i++) await Bun.sleep(100);
+    expect(vad.slotsHeld).toBe(before);
   });
 });
 
