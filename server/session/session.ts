@@ -318,7 +318,7 @@ export class LiveSession {
     if (this.phase === "ended") return;
     const events = await this.frontend.push(bytes);
     this.acks.frontendRead();
-    this.transcriber.handle(events, this.acks.frontendBase.seconds);
+    this.transcriber.handle(events, this.acks.frontendBase.seconds, this.acks.frontendBase.seconds + this.frontend.durationSeconds);
     this.updateAcks();
   }
 

@@ -48,6 +48,7 @@ export interface TranscriberHost {
 export type RecognitionState = Pick<PersistedSession, "utterances" | "indexBase" | "lastFinalEnd" | "transcriptionTimeS" | "suppressBefore">;
 
 interface PendingFinal {
+  channel: number;
   start: number;
   done: boolean;
 }
@@ -81,6 +82,8 @@ export class Transcriber {
   private readonly heard: Utterance[] = [];
   /** Finals ending inside a spoken number wait here for the rest of it (off with `turn_router`). */
   private readonly hold: NumberHold<PendingFinal> | null;
+  /** Session time (s) up to which the front end has read the audio (all channels alike). */
+  private audioEnd = 0;
 
   constructor(
     private readonly host: TranscriberHost,
@@ -102,8 +105,11 @@ export class Transcriber {
     }
   }
 
-  /** Handles front-end events; `t0` is the session time of the front end's start. */
-  handle(events: FrontendEvent[], t0: number): void {
+  /**
+   * Handles front-end events; `t0` is the session time of the front end's start, `audioEnd` that up
+   * to which it has read the audio (the number hold's clock).
+   */
+  handle(events: FrontendEvent[], t0: number, audioEnd?: number): void {
     const { messages } = this.host;
     for (const e of events) {
       if (e.type === "warning") {
@@ -130,6 +136,24 @@ export class Transcriber {
           break;
       }
     }
+    if (audioEnd !== undefined) this.audioEnd = Math.max(this.audioEnd, audioEnd);
+    this.advanceHold();
+  }
+
+  /**
+   * Tells the number hold how far each channel's audio has gone, and where the utterance after a
+   * held final starts (open, or waiting for its recognition), so it releases what cannot be joined.
+   */
+  private advanceHold(): void {
+    const hold = this.hold;
+    if (!hold) return;
+    this.openStart.forEach((open, c) => {
+      const end = hold.heldEnd(c);
+      if (end === null) return;
+      let next = open !== null && open >= end - 1e-6 ? open : null;
+      for (const p of this.pendingFinals) if (p.channel === c && p.start >= end - 1e-6 && (next === null || p.start < next)) next = p.start;
+      hold.advance(c, this.audioEnd, next);
+    });
   }
 
   /** Earliest session time (s) of audio not transcribed yet: an open utterance or a final in flight; Infinity when none. */
@@ -213,7 +237,7 @@ export class Transcriber {
     const key = this.utteranceKey(channel, index);
     this.nextIndex[channel] = Math.max(this.nextIndex[channel] ?? 0, index + 1 + (this.indexBase[channel] ?? 0));
     if (start < (this.lastFinalEnd[channel] ?? 0) - 0.05) return; // already transcribed before a restart
-    const pending: PendingFinal = { start, done: false };
+    const pending: PendingFinal = { channel, start, done: false };
     this.pendingFinals.add(pending);
     const streamed = this.streams.get(key);
     this.streams.delete(key);
@@ -238,6 +262,8 @@ export class Transcriber {
         const recognized: HeldFinal<PendingFinal> = { id: key, utterance: this.toUtterance(r, channel, start, end), tokens: [pending], audio };
         for (const f of this.hold ? this.hold.offer(recognized) : [recognized]) await this.deliverFinal(f);
       } else this.settle([pending]);
+      // Recognition may end long after its audio: the hold is judged on the audio seen by now.
+      this.advanceHold();
     });
   }
 
