@@ -147,6 +147,7 @@ export class LiveSession {
       messages,
       log,
       emit: (m) => session?.emit(m),
+      ...(restored?.enrichers ? { restored: restored.enrichers } : {}),
     };
     const enrichment = new EnrichmentPipeline((deps.enrichers ?? createEnrichers)(options, ctx), log);
     let acks: SessionAcks | undefined;
@@ -279,7 +280,7 @@ export class LiveSession {
     await this.chain;
     await this.transcriber.settled();
     const transcribed = this.transcribedSeconds();
-    return { version: 1, ...this.acks.snapshot(transcribed), ...this.transcriber.snapshot(transcribed), ...this.outlet.pending() };
+    return { version: 1, ...this.acks.snapshot(transcribed), ...this.transcriber.snapshot(transcribed), ...this.outlet.pending(), enrichers: this.enrichment.persist() };
   }
 
   /**
