@@ -3467,7 +3467,7 @@ export const VocabularyItemSchema = {
             type: 'number',
             minimum: 0,
             maximum: 1,
-            description: 'How strongly the entry is favoured.'
+            description: 'How strongly the entry is favoured while decoding (a bonus on its tokens growing with the value; stronger entries are also kept first in the recognizer\'s prompt). 0: not favoured, only written as given when heard.'
         },
         pronunciations: {
             type: 'array',
@@ -3477,7 +3477,8 @@ export const VocabularyItemSchema = {
             description: 'Other ways the entry may sound, written as heard.'
         },
         language: {
-            $ref: '#/components/schemas/LanguageCode'
+            $ref: '#/components/schemas/LanguageCode',
+            description: 'The language the entry belongs to; it is favoured only in utterances decoded in that language.'
         }
     }
 } as const;

@@ -1563,13 +1563,16 @@ export type VocabularyItem = {
      */
     value: string;
     /**
-     * How strongly the entry is favoured.
+     * How strongly the entry is favoured while decoding (a bonus on its tokens growing with the value; stronger entries are also kept first in the recognizer's prompt). 0: not favoured, only written as given when heard.
      */
     intensity?: number;
     /**
      * Other ways the entry may sound, written as heard.
      */
     pronunciations?: Array<string>;
+    /**
+     * The language the entry belongs to; it is favoured only in utterances decoded in that language.
+     */
     language?: LanguageCode;
 };
 
