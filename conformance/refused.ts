@@ -32,3 +32,12 @@ export function withoutRefused(schema: JsonSchema, value: unknown, deref: (s: Js
   }
   return out;
 }
+
+/** Every member of `schema` marked `x-refused`: its path and the values refused (for tools outside this suite). */
+export function refusedPaths(schema: JsonSchema, deref: (s: JsonSchema) => JsonSchema, path: string[] = [], depth = 0): { path: string[]; values: unknown[] }[] {
+  const own = (schema as Json)["x-refused"] as { values?: unknown[] } | undefined;
+  const out = own?.values ? [{ path, values: own.values }] : [];
+  const s = deref(schema) as Json;
+  if (depth < 16) for (const [name, member] of Object.entries<JsonSchema>(s.properties ?? {})) out.push(...refusedPaths(member, deref, [...path, name], depth + 1));
+  return out;
+}
