@@ -8,6 +8,7 @@ import { arbitraryOf } from "./arbitrary.ts";
 import { derefSchema, type Contract, type JsonSchema, type OperationSpec, type ParameterSpec } from "./contract.ts";
 import { fieldName, mutationsOf, parameterMutations } from "./mutators.ts";
 import { describeRequest, type CheckName, type RequestDescription, type Violation } from "./report.ts";
+import { refusedMembers, withoutRefused } from "./refused.ts";
 import { ruleOf } from "./rules.ts";
 
 /** The deployment under test. */
@@ -132,7 +133,18 @@ export function checkExchange(contract: Contract, op: OperationSpec, c: HttpCase
   }
   const errorBody = json as { validation_errors?: string[] | null; error?: string | null; message?: string } | undefined;
   const e = c.expect;
-  if (e.kind === "positive") {
+  const refused = e.kind === "positive" ? refusedIn(contract, op, c) : [];
+  if (refused.length > 0) {
+    // Schema-valid, but switching on options the contract marks `x-refused`: a 400 naming each.
+    const lines = errorBody?.validation_errors ?? [];
+    if (o.status !== 400) out.push(v("refused_option_rejection", `body switching on ${refused.join(", ")} (x-refused in the contract) answered ${o.status}, documented 400`));
+    else {
+      const unnamed = refused.filter((p) => !lines.some((l) => l.startsWith(`${p}: `)));
+      if (unnamed.length) out.push(v("validation_errors_name_field", `no validation_errors entry names ${unnamed.join(", ")}: ${JSON.stringify(lines)}`));
+      const other = lines.filter((l) => !refused.some((p) => l.startsWith(`${p}: `)) && !ruleOf(l));
+      if (other.length) out.push(v("positive_data_acceptance", `schema-valid request refused with 400: ${other.join("; ")}`));
+    }
+  } else if (e.kind === "positive") {
     if (o.status === 400) {
       const lines = errorBody?.validation_errors ?? [];
       const unmatched = lines.filter((l) => !ruleOf(l));
@@ -161,6 +173,18 @@ export function checkExchange(contract: Contract, op: OperationSpec, c: HttpCase
     if (o.status === 403 && !errorBody?.error) out.push(v("ignored_auth", "403 without an `error` reason"));
   }
   return { violations: out, rules };
+}
+
+/** Members of a positive case's JSON body that the contract marks `x-refused` (see refused.ts). */
+function refusedIn(contract: Contract, op: OperationSpec, c: HttpCase): string[] {
+  if (!op.body || c.body === undefined) return [];
+  let body: unknown;
+  try {
+    body = JSON.parse(c.body);
+  } catch {
+    return [];
+  }
+  return refusedMembers(op.body.schema, body, (s) => derefSchema(contract, s));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -249,10 +273,12 @@ export function caseFamilies(contract: Contract, op: OperationSpec, state: HttpS
   const parts = partsArbitrary(contract, op, state);
   const families: CaseFamily[] = [{ name: `${op.operationId} positive`, arbitrary: parts.map((p) => withBody(op, p, "valid", { kind: "positive" })) }];
   if (op.body && servable && op.body.schema.$ref === "#/components/schemas/LiveSessionInit") {
-    // Schema-valid bodies pinned to a model and language the deployment serves, so that 201s are common.
+    // Schema-valid bodies pinned to a model and language the deployment serves, without the values
+    // the contract marks refused, so that 201s are common.
+    const schema = op.body.schema;
     families.push({
       name: `${op.operationId} positive (servable model)`,
-      arbitrary: parts.map((p) => ({ ...p, body: { ...(p.body as object), ...servable } })).filter((p) => contract.validate(op.body!.schema, p.body).ok).map((p) => withBody(op, p, "valid", { kind: "positive" })),
+      arbitrary: parts.map((p) => ({ ...p, body: { ...(withoutRefused(schema, p.body, d) as object), ...servable } })).filter((p) => contract.validate(op.body!.schema, p.body).ok).map((p) => withBody(op, p, "valid", { kind: "positive" })),
     });
   }
 

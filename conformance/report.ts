@@ -9,6 +9,7 @@ export type CheckName =
   | "response_headers_conformance"
   | "negative_data_rejection"
   | "positive_data_acceptance"
+  | "refused_option_rejection"
   | "validation_errors_name_field"
   | "ignored_auth"
   | "use_after_free"

@@ -43,6 +43,9 @@ venv="$("$root/scripts/python-tools.sh")"
 # The documented cross-field rules, from the same list the Bun suite uses.
 LIVE_STT_RULES="$(cd "$root" && bun -e 'import { crossFieldRules } from "./conformance/rules.ts"; console.log(JSON.stringify(crossFieldRules.map((r) => r.line.source)))')"
 export LIVE_STT_RULES
+# Init-body members the contract marks x-refused (options the service does not run: 400 when switched on).
+LIVE_STT_REFUSED="$(cd "$root" && bun -e 'import { buildContract, derefSchema, localDocuments } from "./conformance/contract.ts"; import { refusedPaths } from "./conformance/refused.ts"; const c = buildContract(await localDocuments()); const op = c.operations.find((o) => o.operationId === "createLiveSession"); console.log(JSON.stringify(op?.body ? refusedPaths(op.body.schema, (s) => derefSchema(c, s)) : []))')"
+export LIVE_STT_REFUSED
 export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
 export SCHEMATHESIS_HOOKS=schemathesis_hooks
 

@@ -53,7 +53,10 @@ export function audioAddons(modelsDir: string, vad: () => Promise<VadModel>, log
     turnChannel: turnInstalled
       ? (channel, settings) => {
           const ready = turnChannel(channel, settings);
-          return { push: async (samples, time) => (await ready)?.push(samples, time) ?? [] };
+          return {
+            push: async (samples, time) => (await ready)?.push(samples, time) ?? [],
+            close: () => void ready.then((c) => c?.close()),
+          };
         }
       : null,
     speakers: speakerInstalled

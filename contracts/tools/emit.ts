@@ -182,6 +182,8 @@ function ajv(): Ajv2020 {
   instance = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true, discriminator: true });
   addFormats(instance);
   instance.addFormat("binary", true);
+  // Annotation: values the service refuses with 400 (the schema still accepts them).
+  instance.addKeyword({ keyword: "x-refused", schemaType: "object" });
   instance.addSchema(bundle as object);
   return instance;
 }

@@ -1508,7 +1508,7 @@ export const LanguageConfigSchema = {
         code_switching: {
             type: 'boolean',
             default: false,
-            description: 'Detect the language again for every utterance instead of once per session.'
+            description: 'Detect the language again for every utterance. When false (the default) and the language is not fixed by a single entry of `languages`, the language detected in the session\'s first final utterance is used for the rest of the session.'
         }
     }
 } as const;
@@ -1658,6 +1658,9 @@ export const LiveDefaultsSchema = {
         },
         pii: {
             $ref: '#/components/schemas/PiiConfig'
+        },
+        pre_processing: {
+            $ref: '#/components/schemas/PreProcessingConfig'
         },
         profiles: {
             type: 'object',
@@ -2337,12 +2340,18 @@ export const PostFinalTranscriptMessageSchema = {
 export const PostProcessingConfigSchema = {
     type: 'object',
     additionalProperties: false,
-    description: 'Add-ons run after the session. Accepted and ignored.',
+    description: 'Add-ons run after the session. This service offers none: `summarization: true` and `chapterization: true` are refused with 400 naming the field; `false` (the default) is accepted.',
     properties: {
         summarization: {
             type: 'boolean',
             default: false,
-            description: 'Summarize (ignored).'
+            description: 'Summarize the session. Not offered by this service; `true` is refused with 400.',
+            'x-refused': {
+                values: [
+                    true
+                ],
+                reason: 'no summarization model runs in this service'
+            }
         },
         summarization_config: {
             $ref: '#/components/schemas/SummarizationConfig'
@@ -2350,7 +2359,13 @@ export const PostProcessingConfigSchema = {
         chapterization: {
             type: 'boolean',
             default: false,
-            description: 'Split into chapters (ignored).'
+            description: 'Split the session into chapters. Not offered by this service; `true` is refused with 400.',
+            'x-refused': {
+                values: [
+                    true
+                ],
+                reason: 'no chapterization model runs in this service'
+            }
         }
     }
 } as const;
@@ -2384,19 +2399,25 @@ export const PostTranscriptMessageSchema = {
 export const PreProcessingConfigSchema = {
     type: 'object',
     additionalProperties: false,
-    description: 'Audio pre-processing. Accepted for compatibility and not applied.',
+    description: 'Audio pre-processing.',
     properties: {
         audio_enhancer: {
             type: 'boolean',
             default: false,
-            description: 'Enhance the audio before transcription (not applied).'
+            description: 'Enhance the audio before transcription. Not offered by this service: `true` is refused with 400 naming this field.',
+            'x-refused': {
+                values: [
+                    true
+                ],
+                reason: 'no audio enhancement runs in this service'
+            }
         },
         speech_threshold: {
             type: 'number',
             minimum: 0,
             maximum: 1,
-            default: 0.6,
-            description: 'Strictness of speech detection (not applied).'
+            default: 0.5,
+            description: 'Strictness of speech detection: the voice-activity probability from which a 32 ms chunk starts speech (an utterance then lasts while chunks score at least 0.15 less). Higher values make background sounds less likely to count as speech, lower ones keep quiet speech. Values are used between 0.01 and 0.99 (0 acts as 0.01, 1 as 0.99).'
         }
     }
 } as const;
@@ -2409,7 +2430,13 @@ export const RealtimeProcessingConfigSchema = {
         words_accurate_timestamps: {
             type: 'boolean',
             default: false,
-            description: 'Accepted for compatibility.'
+            description: 'Accurate per-word timestamps. Not offered by this service: word times are spread over each recognized segment, no word-alignment model runs; `true` is refused with 400 naming this field.',
+            'x-refused': {
+                values: [
+                    true
+                ],
+                reason: 'no word-alignment model runs in this service (word times are spread over each recognized segment)'
+            }
         },
         custom_vocabulary: {
             type: 'boolean',
@@ -2910,7 +2937,7 @@ export const SubtitleSchema = {
 export const SummarizationConfigSchema = {
     type: 'object',
     additionalProperties: false,
-    description: 'Summary options (accepted and ignored).',
+    description: 'Summary options; summaries are not offered by this service (see `summarization`).',
     properties: {
         type: {
             type: 'string',
@@ -3211,32 +3238,51 @@ export const TranslationConfigSchema = {
                 'enhanced'
             ],
             default: 'base',
-            description: 'Translation quality tier.',
+            description: 'Translation quality tier. This service runs one tier, `base` (the recognizer\'s translate task); `batch` and `enhanced` are refused with 400 naming this field.',
+            'x-refused': {
+                values: [
+                    'batch',
+                    'enhanced'
+                ],
+                reason: 'only the base translation tier runs in this service'
+            },
             title: 'TranslationConfigModel'
         },
         match_original_utterances: {
             type: 'boolean',
             default: true,
-            description: 'Keep the utterance boundaries of the original.'
+            description: 'Keep the utterance boundaries of the original. This service always does (one translation per final, with the original\'s times), whatever the value.'
         },
         lipsync: {
             type: 'boolean',
             default: true,
-            description: 'Align translated timings with the original speech.'
+            description: 'Align translated timings with the original speech. This service always does (a translation keeps the original\'s start and end), whatever the value.'
         },
         context_adaptation: {
             type: 'boolean',
             default: false,
-            description: 'Use the given context to adapt the translation.'
+            description: 'Use the given context to adapt the translation. Not offered by this service; `true` is refused with 400 naming this field.',
+            'x-refused': {
+                values: [
+                    true
+                ],
+                reason: 'translations are not adapted to a context in this service'
+            }
         },
         context: {
             type: 'string',
-            description: 'Free text describing the conversation.'
+            description: 'Free text describing the conversation (read only with `context_adaptation`, which this service refuses).'
         },
         informal: {
             type: 'boolean',
             default: false,
-            description: 'Prefer informal register where the language has one.'
+            description: 'Prefer informal register where the language has one. Not offered by this service; `true` is refused with 400 naming this field.',
+            'x-refused': {
+                values: [
+                    true
+                ],
+                reason: 'the translation cannot choose a register in this service'
+            }
         }
     }
 } as const;
@@ -3421,7 +3467,7 @@ export const VocabularyItemSchema = {
             type: 'number',
             minimum: 0,
             maximum: 1,
-            description: 'How strongly the entry is favoured.'
+            description: 'How strongly the entry is favoured while decoding (a bonus on its tokens growing with the value; stronger entries are also kept first in the recognizer\'s prompt). 0: not favoured, only written as given when heard.'
         },
         pronunciations: {
             type: 'array',
@@ -3431,7 +3477,8 @@ export const VocabularyItemSchema = {
             description: 'Other ways the entry may sound, written as heard.'
         },
         language: {
-            $ref: '#/components/schemas/LanguageCode'
+            $ref: '#/components/schemas/LanguageCode',
+            description: 'The language the entry belongs to; it is favoured only in utterances decoded in that language.'
         }
     }
 } as const;

@@ -32,7 +32,7 @@ export const listLiveSessions = <ThrowOnError extends boolean = false>(options?:
 /**
  * Create a live session
  *
- * Validates the options, reserves a session and answers with the WebSocket URL to stream to. Connect within 60 seconds or the URL expires unused. Request bodies are JSON of at most 1 MiB (a longer one is answered 413 with the error body) nesting objects and arrays at most 64 levels.
+ * Validates the options, reserves a session and answers with the WebSocket URL to stream to. Connect within 60 seconds or the URL expires unused. Request bodies are JSON of at most 1 MiB (a longer one is answered 413 with the error body) nesting objects and arrays at most 64 levels. An option this service does not run (a member marked `x-refused`, e.g. `post_processing.summarization`) is refused when switched on: 400 with a `validation_errors` line `<path>: <value> is not offered: <why>`.
  */
 export const createLiveSession = <ThrowOnError extends boolean = false>(options: Options<CreateLiveSessionData, ThrowOnError>): RequestResult<CreateLiveSessionResponses, CreateLiveSessionErrors, ThrowOnError> => (options.client ?? client).post<CreateLiveSessionResponses, CreateLiveSessionErrors, ThrowOnError>({
     security: [{ name: 'x-service-key', type: 'apiKey' }, { name: 'x-gladia-key', type: 'apiKey' }],

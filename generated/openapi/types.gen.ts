@@ -663,7 +663,7 @@ export type LanguageConfig = {
      */
     languages?: Array<LanguageCode>;
     /**
-     * Detect the language again for every utterance instead of once per session.
+     * Detect the language again for every utterance. When false (the default) and the language is not fixed by a single entry of `languages`, the language detected in the session's first final utterance is used for the rest of the session.
      */
     code_switching?: boolean;
 };
@@ -720,6 +720,7 @@ export type LiveDefaults = {
     diarization: boolean;
     named_entity_recognition?: EntitySelection;
     pii?: PiiConfig;
+    pre_processing?: PreProcessingConfig;
     /**
      * LiveDefaultsProfiles
      *
@@ -1042,16 +1043,16 @@ export type PostFinalTranscriptMessage = {
 };
 
 /**
- * Add-ons run after the session. Accepted and ignored.
+ * Add-ons run after the session. This service offers none: `summarization: true` and `chapterization: true` are refused with 400 naming the field; `false` (the default) is accepted.
  */
 export type PostProcessingConfig = {
     /**
-     * Summarize (ignored).
+     * Summarize the session. Not offered by this service; `true` is refused with 400.
      */
     summarization?: boolean;
     summarization_config?: SummarizationConfig;
     /**
-     * Split into chapters (ignored).
+     * Split the session into chapters. Not offered by this service; `true` is refused with 400.
      */
     chapterization?: boolean;
 };
@@ -1067,15 +1068,15 @@ export type PostTranscriptMessage = {
 };
 
 /**
- * Audio pre-processing. Accepted for compatibility and not applied.
+ * Audio pre-processing.
  */
 export type PreProcessingConfig = {
     /**
-     * Enhance the audio before transcription (not applied).
+     * Enhance the audio before transcription. Not offered by this service: `true` is refused with 400 naming this field.
      */
     audio_enhancer?: boolean;
     /**
-     * Strictness of speech detection (not applied).
+     * Strictness of speech detection: the voice-activity probability from which a 32 ms chunk starts speech (an utterance then lasts while chunks score at least 0.15 less). Higher values make background sounds less likely to count as speech, lower ones keep quiet speech. Values are used between 0.01 and 0.99 (0 acts as 0.01, 1 as 0.99).
      */
     speech_threshold?: number;
 };
@@ -1085,7 +1086,7 @@ export type PreProcessingConfig = {
  */
 export type RealtimeProcessingConfig = {
     /**
-     * Accepted for compatibility.
+     * Accurate per-word timestamps. Not offered by this service: word times are spread over each recognized segment, no word-alignment model runs; `true` is refused with 400 naming this field.
      */
     words_accurate_timestamps?: boolean;
     /**
@@ -1324,7 +1325,7 @@ export type Subtitle = {
 };
 
 /**
- * Summary options (accepted and ignored).
+ * Summary options; summaries are not offered by this service (see `summarization`).
  */
 export type SummarizationConfig = {
     /**
@@ -1465,27 +1466,27 @@ export type TranslationConfig = {
     /**
      * TranslationConfigModel
      *
-     * Translation quality tier.
+     * Translation quality tier. This service runs one tier, `base` (the recognizer's translate task); `batch` and `enhanced` are refused with 400 naming this field.
      */
     model?: 'base' | 'batch' | 'enhanced';
     /**
-     * Keep the utterance boundaries of the original.
+     * Keep the utterance boundaries of the original. This service always does (one translation per final, with the original's times), whatever the value.
      */
     match_original_utterances?: boolean;
     /**
-     * Align translated timings with the original speech.
+     * Align translated timings with the original speech. This service always does (a translation keeps the original's start and end), whatever the value.
      */
     lipsync?: boolean;
     /**
-     * Use the given context to adapt the translation.
+     * Use the given context to adapt the translation. Not offered by this service; `true` is refused with 400 naming this field.
      */
     context_adaptation?: boolean;
     /**
-     * Free text describing the conversation.
+     * Free text describing the conversation (read only with `context_adaptation`, which this service refuses).
      */
     context?: string;
     /**
-     * Prefer informal register where the language has one.
+     * Prefer informal register where the language has one. Not offered by this service; `true` is refused with 400 naming this field.
      */
     informal?: boolean;
 };
@@ -1562,13 +1563,16 @@ export type VocabularyItem = {
      */
     value: string;
     /**
-     * How strongly the entry is favoured.
+     * How strongly the entry is favoured while decoding (a bonus on its tokens growing with the value; stronger entries are also kept first in the recognizer's prompt). 0: not favoured, only written as given when heard.
      */
     intensity?: number;
     /**
      * Other ways the entry may sound, written as heard.
      */
     pronunciations?: Array<string>;
+    /**
+     * The language the entry belongs to; it is favoured only in utterances decoded in that language.
+     */
     language?: LanguageCode;
 };
 

@@ -1,15 +1,27 @@
 /**
  * Number hold: a final whose text ends inside a spoken number ("my card number is four one one
- * one") is held, per channel, for up to `holdMs`. When the channel's next final arrives within that
- * time, begins with a number and starts at most `holdMs` of audio after the held one ends (the
- * speaker did not pause longer than the hold), the two become one final (the held utterance's id, its start, the
- * later end, the words of both, the lower confidence); otherwise the held final is released unchanged,
- * before the next one. `turn_router: true` turns the hold off (a downstream turn router decides).
+ * one") is held, per channel, for up to `NUMBER_HOLD_S` of audio. When the channel's next final
+ * begins with a number and starts at most that long after the held one ends (the speaker did not
+ * pause longer than the hold), the two become one final (the held utterance's id, its start, the
+ * later end, the words of both, the lower confidence); otherwise the held final is released
+ * unchanged, before the next one. `turn_router: true` turns the hold off (a downstream turn router
+ * decides).
+ *
+ * Time is audio time, never the wall clock: a held final is released once the audio shows it cannot
+ * be continued (the next utterance starts later than the hold, or the channel's audio runs past
+ * the hold without a new utterance), so whether two finals join does not depend on how long
+ * recognition takes. While no audio arrives, a held final waits (the session's end releases it).
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { endsInsideNumber, startsWithNumber } from "./number-words.ts";
 
-export const NUMBER_HOLD_MS = 1200;
+/** Longest pause (s of audio) across which a number is joined. */
+export const NUMBER_HOLD_S = 1.2;
+/**
+ * Audio (s) past the hold, with no new utterance seen, before a held final is released: a speech
+ * start is confirmed only after some speech (the endpointer's 150 ms plus its padding).
+ */
+export const SPEECH_CONFIRM_S = 0.3;
 
 export interface HeldFinal<T = unknown> {
   id: string;
@@ -45,21 +57,18 @@ export function mergeFinals<T>(held: HeldFinal<T>, next: HeldFinal<T>): HeldFina
 }
 
 /**
- * Holds finals of one session. `offer` returns the finals to deliver now, in order. When a hold times
- * out, `timedOut` is told; the caller then takes the final back with `expire` in its delivery order
- * (a final queued before the timeout is offered first and releases the held one ahead of itself).
- * Timers are the caller's (`schedule`), so tests can drive time.
+ * Holds finals of one session. `offer` returns the finals to deliver now, in order. `advance` tells
+ * how far the audio has gone; when a held final can no longer be continued, `release` is told, and
+ * the caller takes the final back with `expire` in its delivery order (a final queued meanwhile is
+ * offered first and releases the held one ahead of itself).
  */
 export class NumberHold<T = unknown> {
-  private readonly held = new Map<number, { final: HeldFinal<T>; cancel: () => void }>();
+  private readonly held = new Map<number, HeldFinal<T>>();
+  private readonly released = new WeakSet<HeldFinal<T>>();
 
   constructor(
-    private readonly timedOut: (final: HeldFinal<T>) => void,
-    private readonly schedule: (ms: number, fn: () => void) => () => void = (ms, fn) => {
-      const t = setTimeout(fn, ms);
-      return () => clearTimeout(t);
-    },
-    private readonly holdMs = NUMBER_HOLD_MS,
+    private readonly release: (final: HeldFinal<T>) => void,
+    private readonly holdS = NUMBER_HOLD_S,
   ) {}
 
   /** Offers a final; returns those to deliver now. */
@@ -70,35 +79,48 @@ export class NumberHold<T = unknown> {
     let current = final;
     const pending = this.held.get(channel);
     if (pending) {
-      pending.cancel();
       this.held.delete(channel);
-      const gap = current.utterance.start - pending.final.utterance.end;
-      if (gap <= this.holdMs / 1000 && startsWithNumber(current.utterance.text, language)) current = mergeFinals(pending.final, current);
-      else out.push(pending.final);
+      const gap = current.utterance.start - pending.utterance.end;
+      if (gap <= this.holdS && startsWithNumber(current.utterance.text, language)) current = mergeFinals(pending, current);
+      else out.push(pending);
     }
-    if (endsInsideNumber(current.utterance.text, language)) {
-      const cancel = this.schedule(this.holdMs, () => {
-        if (this.held.get(channel)?.final === current) this.timedOut(current);
-      });
-      this.held.set(channel, { final: current, cancel });
-    } else out.push(current);
+    if (endsInsideNumber(current.utterance.text, language)) this.held.set(channel, current);
+    else out.push(current);
     return out;
   }
 
-  /** Takes back a final whose hold timed out; null when it was released or joined meanwhile. */
+  /**
+   * The audio of `channel` is known up to session time `audioEnd` (s); `nextStart` is the start of
+   * the channel's next utterance after the held final (open, or being recognized), null when none
+   * has begun. Releases the held final when that utterance starts beyond the hold, or when none has
+   * begun and the audio is past the hold.
+   */
+  advance(channel: number, audioEnd: number, nextStart: number | null): void {
+    const h = this.held.get(channel);
+    if (!h || this.released.has(h)) return;
+    const deadline = h.utterance.end + this.holdS;
+    if (nextStart !== null ? nextStart > deadline : audioEnd >= deadline + SPEECH_CONFIRM_S) {
+      this.released.add(h);
+      this.release(h);
+    }
+  }
+
+  /** End (s) of the final held on `channel`, or null. */
+  heldEnd(channel: number): number | null {
+    return this.held.get(channel)?.utterance.end ?? null;
+  }
+
+  /** Takes back a released final; null when it was joined or delivered meanwhile. */
   expire(final: HeldFinal<T>): HeldFinal<T> | null {
     const channel = final.utterance.channel;
-    if (this.held.get(channel)?.final !== final) return null;
+    if (this.held.get(channel) !== final) return null;
     this.held.delete(channel);
     return final;
   }
 
   /** Releases every held final (end of the session), in channel order. */
   flush(): HeldFinal<T>[] {
-    const out = [...this.held.entries()].sort(([a], [b]) => a - b).map(([, h]) => {
-      h.cancel();
-      return h.final;
-    });
+    const out = [...this.held.entries()].sort(([a], [b]) => a - b).map(([, h]) => h);
     this.held.clear();
     return out;
   }
@@ -106,7 +128,7 @@ export class NumberHold<T = unknown> {
   /** Seconds (session time) from which finals are still held on some channel, or null. */
   heldFrom(): number | null {
     let t: number | null = null;
-    for (const h of this.held.values()) t = t === null ? h.final.utterance.start : Math.min(t, h.final.utterance.start);
+    for (const h of this.held.values()) t = t === null ? h.utterance.start : Math.min(t, h.utterance.start);
     return t;
   }
 }

@@ -127,7 +127,7 @@ export interface SessionEnrichments {
 /** The enrichment stage of one session. */
 export class EnrichmentStage {
   readonly registry: EntityRegistry;
-  readonly found: SessionEnrichments = { entities: [], sentiments: [] };
+  readonly found: SessionEnrichments;
   readonly enrichers: Enricher[];
   /** Seconds spent per add-on since the session started. */
   readonly seconds: Record<string, number> = {};
@@ -138,8 +138,11 @@ export class EnrichmentStage {
     registry = new EntityRegistry(),
     /** Told of an add-on that failed on an utterance (for the session's log). */
     private readonly onError?: (addOn: string, err: Error) => void,
+    /** What the session's add-ons found before a restart. */
+    found?: SessionEnrichments,
   ) {
     this.registry = registry;
+    this.found = { entities: [...(found?.entities ?? [])], sentiments: [...(found?.sentiments ?? [])] };
     this.enrichers = buildEnrichers(options, build, registry, this.found);
   }
 

@@ -7,7 +7,14 @@
  */
 import type { AppliedOptions } from "../options/defaults.ts";
 import type { EnrichContext, Enricher } from "../session/enrich.ts";
-import type { BuildMessage } from "./pipeline.ts";
+import { EntityRegistry } from "./entities/registry.ts";
+import type { BuildMessage, SessionEnrichments } from "./pipeline.ts";
+
+/** What the text add-ons keep across a restart: the entity numbers given so far, and the findings. */
+interface TextState {
+  entities?: ReturnType<EntityRegistry["toJSON"]>;
+  found?: SessionEnrichments;
+}
 
 let pipeline: Promise<typeof import("./pipeline.ts")> | null = null;
 
@@ -21,12 +28,14 @@ export function preloadTextAddons(): Promise<typeof import("./pipeline.ts")> {
 export async function textEnricher(options: AppliedOptions, ctx: EnrichContext): Promise<Enricher | null> {
   const { EnrichmentStage } = await preloadTextAddons();
   const build: BuildMessage = (type, body) => ctx.messages.build(type, body as never) as never;
-  const stage = new EnrichmentStage(options, build, undefined, (addOn, err) => ctx.log.error("text add-on failed on an utterance", { addOn, err }));
+  const restored = ctx.restored?.text as TextState | undefined;
+  const stage = new EnrichmentStage(options, build, EntityRegistry.from(restored?.entities), (addOn, err) => ctx.log.error("text add-on failed on an utterance", { addOn, err }), restored?.found);
   if (!stage.active) return null;
   return {
     name: "text",
     onFinal: (utterance, ref) => stage.process(ref.id, utterance, true),
     onPartial: (utterance, ref) => stage.process(ref.id, utterance, false),
     result: () => stage.resultMembers(),
+    persist: (): TextState => ({ entities: stage.registry.toJSON(), found: stage.found }),
   };
 }

@@ -43,27 +43,14 @@ describe("custom_vocabulary (text side)", () => {
 
 const utt = (text: string, start: number, end: number, channel = 0): Utterance => ({ ...state(text), start, end, confidence: 0.9, channel, language: "en" });
 
-describe("number hold", () => {
+describe("number hold (audio time)", () => {
   function harness() {
     const released: HeldFinal[] = [];
-    const timers: Array<{ fn: () => void; cancelled: boolean }> = [];
-    const hold: NumberHold = new NumberHold(
-      (f) => {
-        const back = hold.expire(f);
-        if (back) released.push(back);
-      },
-      (_ms, fn) => {
-        const t = { fn, cancelled: false };
-        timers.push(t);
-        return () => {
-          t.cancelled = true;
-        };
-      },
-    );
-    const fire = () => {
-      for (const t of timers.splice(0)) if (!t.cancelled) t.fn();
-    };
-    return { hold, released, fire };
+    const hold: NumberHold = new NumberHold((f) => {
+      const back = hold.expire(f);
+      if (back) released.push(back);
+    });
+    return { hold, released };
   }
 
   test("a final ending inside a number waits and is joined with the rest of the number", () => {
@@ -79,22 +66,43 @@ describe("number hold", () => {
     expect(hold.heldFrom()).toBeNull();
   });
 
-  test("a continuation that still ends inside the number is held again", () => {
-    const { hold, released, fire } = harness();
+  test("a continuation that still ends inside the number is held again, then released by the audio", () => {
+    const { hold, released } = harness();
     hold.offer({ id: "0:0", utterance: utt("four one one one", 0, 1) });
     expect(hold.offer({ id: "0:1", utterance: utt("one one one one", 1.5, 2.5) })).toEqual([]);
-    fire();
+    hold.advance(0, 4.1, null);
     expect(released.map((f) => [f.id, f.utterance.text])).toEqual([["0:0", "four one one one one one one one"]]);
   });
 
-  test("without a continuation the held final is released at the timeout, or before the next final", () => {
-    const { hold, released, fire } = harness();
+  test("without a continuation the held final is released once the audio runs past the hold, or before the next final", () => {
+    const { hold, released } = harness();
     hold.offer({ id: "0:0", utterance: utt("call five five five", 0, 2) });
-    fire();
+    hold.advance(0, 3.4, null); // 1.4 s of audio after its end: a speech start may still be unconfirmed
+    expect(released).toEqual([]);
+    hold.advance(0, 3.5, null);
     expect(released.map((f) => f.id)).toEqual(["0:0"]);
     hold.offer({ id: "0:1", utterance: utt("it is twenty", 3, 4) });
     expect(hold.offer({ id: "0:2", utterance: utt("Thanks.", 5, 6) }).map((f) => f.id)).toEqual(["0:1", "0:2"]);
-    fire();
+    hold.advance(0, 20, null);
+    expect(released.map((f) => f.id)).toEqual(["0:0"]);
+  });
+
+  test("the join does not depend on recognition latency: a next utterance begun within the hold is waited for, however late its final", () => {
+    const { hold, released } = harness();
+    hold.offer({ id: "0:0", utterance: utt("my number is four one one one", 0, 2) });
+    // The next utterance began 0.9 s after (audio), and the audio is 10 s further on while its
+    // recognition is still running: the held final waits (a wall-clock hold would have let it go).
+    hold.advance(0, 3, 2.9);
+    hold.advance(0, 12, 2.9);
+    expect(released).toEqual([]);
+    const out = hold.offer({ id: "0:1", utterance: utt("one one one one, thanks.", 2.9, 4.5) });
+    expect(out.map((f) => [f.id, f.utterance.text])).toEqual([["0:0", "my number is four one one one one one one one, thanks."]]);
+  });
+
+  test("a next utterance starting beyond the hold releases the held final at once", () => {
+    const { hold, released } = harness();
+    hold.offer({ id: "0:0", utterance: utt("four one one one", 0, 2) });
+    hold.advance(0, 3.4, 3.3);
     expect(released.map((f) => f.id)).toEqual(["0:0"]);
   });
 
@@ -105,8 +113,8 @@ describe("number hold", () => {
     expect(hold.flush().map((f) => f.id)).toEqual(["0:1"]);
   });
 
-  test("a timed-out final is taken back only if still held", () => {
-    const hold = new NumberHold(() => {}, () => () => {});
+  test("a released final is taken back only if still held", () => {
+    const hold = new NumberHold(() => {});
     const f = { id: "0:0", utterance: utt("four one", 0, 1) };
     hold.offer(f);
     expect(hold.offer({ id: "0:1", utterance: utt("Thanks.", 1.5, 2) }).map((x) => x.id)).toEqual(["0:0", "0:1"]);
@@ -128,7 +136,7 @@ describe("number hold", () => {
 
 describe("number hold tokens", () => {
   test("a merged final carries the tokens of both", () => {
-    const hold = new NumberHold<number>(() => {}, () => () => {});
+    const hold = new NumberHold<number>(() => {});
     hold.offer({ id: "0:0", utterance: utt("four one", 0, 1), tokens: [1] });
     expect(hold.offer({ id: "0:1", utterance: utt("one, thanks", 1.5, 2), tokens: [2] })[0]?.tokens).toEqual([1, 2]);
   });

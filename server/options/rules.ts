@@ -1,5 +1,6 @@
 /** Rules across init members that a JSON schema does not express; each broken rule is one 400 line. */
 import type { LiveSessionInit } from "../../generated/openapi/types.gen.ts";
+import { refusedErrors } from "./refused.ts";
 
 export function semanticErrors(init: LiveSessionInit): string[] {
   const errors: string[] = [];
@@ -18,5 +19,6 @@ export function semanticErrors(init: LiveSessionInit): string[] {
   if (dc?.number_of_speakers !== undefined && dc.max_speakers !== undefined && dc.number_of_speakers > dc.max_speakers) {
     errors.push("diarization_config.number_of_speakers: must not exceed max_speakers");
   }
+  errors.push(...refusedErrors(init));
   return errors;
 }

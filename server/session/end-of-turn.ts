@@ -14,6 +14,8 @@ export type { TurnEnd, TurnEvent, TurnScore };
 /** The detection of one channel: audio in (session time of its first sample), events out in stream order. */
 export interface TurnChannel {
   push(samples: Float32Array, time: number): Promise<TurnEvent[]>;
+  /** Frees what the detection holds (its VAD stream); called once, after its last push. */
+  close(): void;
 }
 
 export interface EndOfTurnOptions {
@@ -49,8 +51,13 @@ export class EndOfTurnEnricher implements Enricher {
     await Promise.all(this.chains);
   }
 
+  /** Ends the detection: each channel is closed once the audio already handed in is evaluated. */
   close(): void {
+    if (this.closed) return;
     this.closed = true;
+    this.opts.channels.forEach((ch, c) => {
+      void this.chains[c]!.then(() => ch.close());
+    });
   }
 
   private deliver(e: TurnEvent): void {

@@ -27,6 +27,8 @@ export interface EnrichContext {
   log: Logger;
   /** Delivers a message now (filtered by the session's flags like every other message). */
   emit(message: SessionMessage): void;
+  /** After a restart (resume on another process): what each enricher's `persist` returned, by name. */
+  restored?: Readonly<Record<string, unknown>>;
 }
 
 /** Which utterance a result belongs to: `id` is the transcript's `data.id` (`<channel>:<index>`). */
@@ -58,6 +60,8 @@ export interface Enricher {
   finish?(): MaybePromise<SessionMessage[] | void>;
   /** Members this add-on contributes to the session result (`post_final_transcript`, the stored result). */
   result?(): Partial<TranscriptionResult>;
+  /** State a restarted process continues from (JSON), handed back as `ctx.restored[name]`. */
+  persist?(): unknown;
   /** The session ended or was handed over: release resources. */
   close?(): void;
 }
@@ -131,6 +135,16 @@ export class EnrichmentPipeline {
       } catch (err) {
         this.log.error("enricher failed to report its result", { enricher: e.name, err });
       }
+    }
+    return out;
+  }
+
+  /** What the enrichers keep across a restart, by name (see `Enricher.persist`). */
+  persist(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const e of this.enrichers) {
+      const state = e.persist?.();
+      if (state !== undefined) out[e.name] = state;
     }
     return out;
   }

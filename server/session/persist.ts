@@ -37,6 +37,8 @@ export interface PersistedSession {
   held?: SessionMessage[];
   /** Finals sent whose audio the client has not confirmed: sent again on reconnect (not in `held`). */
   unconfirmed?: SessionMessage[];
+  /** What the enrichers keep across a restart, by enricher name (e.g. the entity numbers). */
+  enrichers?: Record<string, unknown>;
 }
 
 /** JSON stored in `resumeState`. */

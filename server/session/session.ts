@@ -30,6 +30,7 @@ import { Outlet, type SessionSink } from "./outlet.ts";
 import type { PersistedSession } from "./persist.ts";
 import { createSessionRecording, type SessionRecording } from "./recording.ts";
 import { buildResult, buildTranscription } from "./result.ts";
+import { speechThresholds } from "../vad/endpointer.ts";
 import { streamingProfile } from "./streaming.ts";
 import { Transcriber } from "./transcriber.ts";
 import { audioArrived, messageSent } from "../metrics/index.ts";
@@ -150,6 +151,7 @@ export class LiveSession {
       messages,
       log,
       emit: (m) => session?.emit(m),
+      ...(restored?.enrichers ? { restored: restored.enrichers } : {}),
     };
     const enrichment = new EnrichmentPipeline(await (deps.enrichers ?? createEnrichers)(options, ctx), log);
     let acks: SessionAcks | undefined;
@@ -161,6 +163,7 @@ export class LiveSession {
         maxDurationWithoutEndpointing: options.maximum_duration_without_endpointing,
         partialIntervalMs: options.messages_config.receive_partial_transcripts || options.callback ? streamingProfile(options.profile).partialIntervalMs : 0,
         partialOnPause: true,
+        ...speechThresholds(options.pre_processing?.speech_threshold),
       },
       onAudio: enrichment.wantsAudio ? (c, samples, time) => enrichment.audio(c, samples, acks!.frontendBase.seconds + time) : undefined,
     });
@@ -288,7 +291,7 @@ export class LiveSession {
     this.checkpoint.close();
     await this.checkpoint.idle();
     const transcribed = this.transcribedSeconds();
-    return { version: 1, ...this.acks.snapshot(transcribed), ...this.transcriber.snapshot(transcribed), ...this.outlet.pending() };
+    return { version: 1, ...this.acks.snapshot(transcribed), ...this.transcriber.snapshot(transcribed), ...this.outlet.pending(), enrichers: this.enrichment.persist() };
   }
 
   /**
@@ -328,7 +331,7 @@ export class LiveSession {
     if (this.phase === "ended") return;
     const events = await this.frontend.push(bytes);
     this.acks.frontendRead();
-    this.transcriber.handle(events, this.acks.frontendBase.seconds);
+    this.transcriber.handle(events, this.acks.frontendBase.seconds, this.acks.frontendBase.seconds + this.frontend.durationSeconds);
     this.updateAcks();
   }
 

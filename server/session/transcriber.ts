@@ -48,6 +48,7 @@ export interface TranscriberHost {
 export type RecognitionState = Pick<PersistedSession, "utterances" | "finalIds" | "indexBase" | "lastFinalEnd" | "transcriptionTimeS" | "suppressBefore">;
 
 interface PendingFinal {
+  channel: number;
   start: number;
   done: boolean;
 }
@@ -85,6 +86,8 @@ export class Transcriber {
   private readonly heard: Utterance[] = [];
   /** Finals ending inside a spoken number wait here for the rest of it (off with `turn_router`). */
   private readonly hold: NumberHold<PendingFinal> | null;
+  /** Session time (s) up to which the front end has read the audio (all channels alike). */
+  private audioEnd = 0;
 
   constructor(
     private readonly host: TranscriberHost,
@@ -107,8 +110,11 @@ export class Transcriber {
     }
   }
 
-  /** Handles front-end events; `t0` is the session time of the front end's start. */
-  handle(events: FrontendEvent[], t0: number): void {
+  /**
+   * Handles front-end events; `t0` is the session time of the front end's start, `audioEnd` that up
+   * to which it has read the audio (the number hold's clock).
+   */
+  handle(events: FrontendEvent[], t0: number, audioEnd?: number): void {
     const { messages } = this.host;
     for (const e of events) {
       if (e.type === "warning") {
@@ -135,6 +141,24 @@ export class Transcriber {
           break;
       }
     }
+    if (audioEnd !== undefined) this.audioEnd = Math.max(this.audioEnd, audioEnd);
+    this.advanceHold();
+  }
+
+  /**
+   * Tells the number hold how far each channel's audio has gone, and where the utterance after a
+   * held final starts (open, or waiting for its recognition), so it releases what cannot be joined.
+   */
+  private advanceHold(): void {
+    const hold = this.hold;
+    if (!hold) return;
+    this.openStart.forEach((open, c) => {
+      const end = hold.heldEnd(c);
+      if (end === null) return;
+      let next = open !== null && open >= end - 1e-6 ? open : null;
+      for (const p of this.pendingFinals) if (p.channel === c && p.start >= end - 1e-6 && (next === null || p.start < next)) next = p.start;
+      hold.advance(c, this.audioEnd, next);
+    });
   }
 
   /** Earliest session time (s) of audio not transcribed yet: an open utterance or a final in flight; Infinity when none. */
@@ -238,7 +262,7 @@ export class Transcriber {
     this.nextIndex[channel] = Math.max(this.nextIndex[channel] ?? 0, index + 1 + (this.indexBase[channel] ?? 0));
     this.recentFinals.push({ channel, index: index + (this.indexBase[channel] ?? 0), start });
     if (this.recentFinals.length > 64) this.recentFinals.shift();
-    const pending: PendingFinal = { start, done: false };
+    const pending: PendingFinal = { channel, start, done: false };
     this.pendingFinals.add(pending);
     const streamed = this.streams.get(key);
     this.streams.delete(key);
@@ -263,6 +287,8 @@ export class Transcriber {
         const recognized: HeldFinal<PendingFinal> = { id: key, utterance: this.toUtterance(r, channel, start, end), tokens: [pending], audio };
         for (const f of this.hold ? this.hold.offer(recognized) : [recognized]) await this.deliverFinal(f);
       } else this.settle([pending]);
+      // Recognition may end long after its audio: the hold is judged on the audio seen by now.
+      this.advanceHold();
     });
   }
 
@@ -334,7 +360,7 @@ export class Transcriber {
   private async transcribe(channel: number, key: string, seq: number, audio: Float32Array, partial: boolean, extra: DecodeExtra = {}): Promise<TranscribeResult> {
     const started = performance.now();
     const { id, options } = this.host;
-    const languages = options.language_config.languages;
+    const languages = this.decodeLanguages();
     const vocabulary = sessionVocabulary(options);
     const previous = extra.previousText ?? previousText(this.heard, channel);
     const r = await this.host.coordinator.transcribe({
@@ -346,7 +372,7 @@ export class Transcriber {
         audio,
         partial,
         streamKey: `${id}/${key}`,
-        languages: languages.length > 0 ? languages : undefined,
+        languages,
         ...(vocabulary.length > 0 ? { vocabulary } : {}),
         ...(previous !== "" ? { previousText: previous } : {}),
         ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
@@ -354,6 +380,20 @@ export class Transcriber {
     });
     if (!partial) this.transcriptionTimeS += (performance.now() - started) / 1000;
     return r;
+  }
+
+  /**
+   * The languages a decode chooses from: those of `language_config`; without `code_switching` (and
+   * unless one language is set), the language of the session's first recognized final once there
+   * is one (restored sessions included: `heard` continues theirs). Undefined: any of the model's.
+   */
+  private decodeLanguages(): string[] | undefined {
+    const { languages, code_switching } = this.host.options.language_config;
+    if (!code_switching && languages.length !== 1) {
+      const first = this.heard.find((u) => u.language !== "");
+      if (first) return [first.language];
+    }
+    return languages.length > 0 ? languages : undefined;
   }
 
   private toUtterance(r: TranscribeResult, channel: number, start: number, end: number): Utterance {

@@ -102,12 +102,24 @@ export interface Endpointer {
 
 type Phase = "idle" | "candidate" | "speech";
 
+/** How far below the start threshold a speaking chunk may score and still count as speech. */
+const THRESHOLD_HYSTERESIS = 0.15;
+
+/**
+ * The thresholds for a session's `pre_processing.speech_threshold` (0 to 1, the contract's default
+ * when absent): speech starts from it, kept within 0.01–0.99, and lasts while chunks score at
+ * least 0.15 less (at least 0.01).
+ */
+export function speechThresholds(speechThreshold: number | null | undefined): { startThreshold: number; endThreshold: number } {
+  const start = Math.min(0.99, Math.max(0.01, speechThreshold ?? liveDefaults.pre_processing!.speech_threshold!));
+  return { startThreshold: start, endThreshold: Math.max(0.01, Math.round((start - THRESHOLD_HYSTERESIS) * 1000) / 1000) };
+}
+
 const DEFAULTS = {
   endpointing: liveDefaults.endpointing,
   partialIntervalMs: 500,
   partialOnPause: false,
-  startThreshold: 0.5,
-  endThreshold: 0.35,
+  ...speechThresholds(null),
   minSpeechMs: 150,
   candidateGapMs: 100,
   speechPadMs: 64,

@@ -56,6 +56,14 @@ describe("planted faults make the suite fail", () => {
     expect(checks(report).has("response_schema_conformance")).toBe(true);
   });
 
+  test("a service accepting and ignoring options the contract marks x-refused fails refused_option_rejection", async () => {
+    const { report, mutated } = await through("ignore_refused_options", { http: 120, ws: 0 });
+    expect(mutated).toBeGreaterThan(0);
+    expect(checks(report).has("refused_option_rejection")).toBe(true);
+    const f = report.failures.find((x) => x.violations.some((v) => v.check === "refused_option_rejection"))!;
+    expect(f.counterexample).toMatch(/"(post|pre)_processing"/);
+  });
+
   test("a corrupted WebSocket message fails ws_message_schema", async () => {
     const { report, mutated } = await through("corrupt_ws_message", { http: 28, ws: 6 });
     expect(mutated).toBeGreaterThan(0);

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { arbitraryOf } from "../../conformance/arbitrary.ts";
 import { buildContract, derefSchema, localDocuments } from "../../conformance/contract.ts";
 import { fieldName, mutationsOf } from "../../conformance/mutators.ts";
+import { refusedMembers, withoutRefused } from "../../conformance/refused.ts";
 
 const contract = buildContract(await localDocuments());
 const deref = (s: Record<string, unknown>) => derefSchema(contract, s);
@@ -37,6 +38,23 @@ describe("schema arbitraries and mutators", () => {
       expect(kinds.has("unknown_member")).toBe(true);
     });
   }
+
+  test("createLiveSession: generated bodies switch on x-refused options (expected 400), withoutRefused takes them out", () => {
+    const op = contract.operations.find((o) => o.operationId === "createLiveSession")!;
+    const found = new Set<string>();
+    fc.assert(
+      fc.property(arbitraryOf(op.body!.schema, { deref }), (v) => {
+        for (const p of refusedMembers(op.body!.schema, v, deref)) found.add(p);
+        const kept = withoutRefused(op.body!.schema, v, deref);
+        expect(refusedMembers(op.body!.schema, kept, deref)).toEqual([]);
+        expect(contract.validate(op.body!.schema, kept).ok).toBe(true);
+      }),
+      { seed: 3, numRuns: 300 },
+    );
+    expect(found).toContain("post_processing.summarization");
+    expect(found).toContain("pre_processing.audio_enhancer");
+    expect(refusedMembers(op.body!.schema, { post_processing: { summarization: false, chapterization: true } }, deref)).toEqual(["post_processing.chapterization"]);
+  });
 
   test("server messages and callback envelopes of the documents have validators; an unknown type is refused", () => {
     expect(contract.ws.serverTypes).toContain("end_session");

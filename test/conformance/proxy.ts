@@ -4,7 +4,7 @@
  */
 import type { ServerWebSocket } from "bun";
 
-export type Fault = "none" | "undocumented_status" | "unknown_member" | "corrupt_ws_message";
+export type Fault = "none" | "undocumented_status" | "unknown_member" | "corrupt_ws_message" | "ignore_refused_options";
 
 export interface Proxy {
   url: string;
@@ -29,12 +29,23 @@ export function startProxy(upstream: string, fault: Fault): Proxy {
       }
       const headers = new Headers(req.headers);
       headers.delete("host");
-      const res = await fetch(upstream + url.pathname + url.search, {
-        method: req.method,
-        headers,
-        body: req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer(),
-        redirect: "manual",
-      });
+      let sent: ArrayBuffer | string | undefined = req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer();
+      if (fault === "ignore_refused_options" && req.method === "POST" && url.pathname === "/v2/live" && sent !== undefined) {
+        // A service that accepts options it does not run and ignores them: they never reach it.
+        try {
+          const init = JSON.parse(new TextDecoder().decode(sent));
+          if (init && typeof init === "object" && ("post_processing" in init || "pre_processing" in init)) {
+            delete init.post_processing;
+            delete init.pre_processing;
+            sent = JSON.stringify(init);
+            headers.delete("content-length");
+            state.mutated++;
+          }
+        } catch {
+          // not JSON: forwarded as it is
+        }
+      }
+      const res = await fetch(upstream + url.pathname + url.search, { method: req.method, headers, body: sent, redirect: "manual" });
       let status = res.status;
       let body: ArrayBuffer | string = await res.arrayBuffer();
       const out = new Headers(res.headers);

@@ -11,15 +11,18 @@ import { readWavFile } from "../../workers/dsp/wav.ts";
 import { SMART_TURN_ID, SPEAKER_ID } from "../../workers/catalogue/index.ts";
 import { join16k, modelsWith, speak } from "../helpers/addon-models.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
+import { loadVad } from "../../server/server.ts";
 import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
 import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
-import { chunks, contractErrors, createSession, RawClient, toPcm16, words, type Msg } from "./helpers.ts";
+import { chunks, contractErrors, createSession, interleave16, RawClient, toPcm16, words, type Msg } from "./helpers.ts";
 
 // Real models on a shared machine: allow for a loaded CPU.
 setDefaultTimeout(60_000);
 
 let svc: TestService;
 let plain: TestService;
+/** The models directory of `svc` (its batched VAD is `loadVad(withAddons)`). */
+let withAddons: string;
 let q1: Float32Array;
 let q2: Float32Array;
 /** The real in-process coordinator on `dir`, left running (see test/pipeline/helpers.ts). */
@@ -30,7 +33,7 @@ async function coordinatorOn(dir: string): Promise<InferenceCoordinator> {
 
 beforeAll(async () => {
   // trantoria-1 (whisper-tiny.en) with the add-on models, and the same without them
-  const withAddons = await modelsWith([SMART_TURN_ID, SPEAKER_ID]);
+  withAddons = await modelsWith([SMART_TURN_ID, SPEAKER_ID]);
   const without = await modelsWith([]);
   svc = await startTestService({ modelsDir: withAddons, coordinator: await coordinatorOn(withAddons) });
   plain = await startTestService({ modelsDir: without, coordinator: await coordinatorOn(without) });
@@ -183,6 +186,26 @@ describe("end_of_turn", () => {
   });
 });
 
+describe("end_of_turn frees its VAD streams", () => {
+  test("after 4 two-channel sessions with end_of_turn the batched VAD holds no slot for them", async () => {
+    const vad = await loadVad(withAddons); // the service's own (one per model file)
+    const before = vad.slotsHeld;
+    const stereo = interleave16([toPcm16(join16k(0.3, q1, 0.8)), toPcm16(join16k(0.6, q2, 0.5))]);
+    for (let i = 0; i < 4; i++) {
+      const { url } = await createSession(svc, { ...base, channels: 2, end_of_turn: {} });
+      const client = new RawClient(url);
+      await client.opened;
+      for (const c of chunks(stereo, 6400)) client.send(c);
+      client.stop();
+      expect((await client.closed).code).toBe(1000);
+      expect(ofType(client.messages, "end_of_turn").length).toBeGreaterThan(0);
+    }
+    // (slots are given back as the sessions' last evaluations settle, just after the socket closes)
+    for (let i = 0; i < 50 && vad.slotsHeld > before; i++) await Bun.sleep(100);
+    expect(vad.slotsHeld).toBe(before);
+  });
+});
+
 describe("diarization", () => {
   const clip = () => readWavFile(path.join(sharedAudio, "leopard_diarization_test.wav")).samples;
   /** Reference speakers of the clip by time (from its tags and levels). */
@@ -234,10 +257,31 @@ describe("text add-ons on synthesized speech", () => {
     expect(words(named[0]!)).toBe(words(plainText!).replace("wilter", "kwilter"));
   });
 
+  test("number_hold on audio time: streamed in real time, a long continuation recognized seconds after the held final is still joined", async () => {
+    // The continuation lasts about 4 s: its final cannot come within 1.2 s (wall clock) of the held
+    // one's, so only a hold that reads the audio (the next utterance began 0.9 s after) joins them.
+    const audio = join16k(0.5, speak("My number is four one five"), 0.9, speak("five five five two, and I am calling about my order from last week"), 1.5);
+    const { url } = await createSession(svc, base);
+    const client = new RawClient(url);
+    await client.opened;
+    const t0 = performance.now();
+    let i = 0;
+    for (const c of chunks(toPcm16(audio), 3200)) {
+      const wait = t0 + i++ * 100 - performance.now();
+      if (wait > 0) await Bun.sleep(wait);
+      client.send(c);
+    }
+    client.stop();
+    expect((await client.closed).code).toBe(1000);
+    const finals = client.finals().map((m) => words(m.data.utterance.text as string));
+    expect(finals).toHaveLength(1);
+    expect(finals[0]).toStartWith("my number is four one five five"); // (the recognizer may drop one of the repeated fives)
+    expect(finals[0]).toContain("my order from last week");
+  });
+
   test("number_hold: a number split by a 0.9 s pause is one final; with turn_router: true it is two", async () => {
-    // 0.9 s is past the endpointer's 0.64 s of silence (two utterances) and within the 1.2 s hold. The
-    // audio goes out at once, so the continuation is queued on the channel before the held final's
-    // 1.2 s (wall-clock) hold can run out: the join does not depend on how fast the machine is.
+    // 0.9 s is past the endpointer's 0.64 s of silence (two utterances) and within the 1.2 s hold (of
+    // audio). The audio goes out at once.
     const audio = join16k(0.5, speak("My number is four one five"), 0.9, speak("five five five two"), 1.5);
     const held = (await run(svc, base, audio)).client.finals().map((m) => m.data.utterance);
     expect(held).toHaveLength(1);

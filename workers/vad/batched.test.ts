@@ -43,6 +43,20 @@ describe("batched Silero VAD in a worker thread", () => {
     expect(Array.from(await b.processMany(clip))).toEqual(Array.from(first));
   });
 
+  test("closed streams hold no slot, also when closed with chunks still to score", async () => {
+    const clip = audio("silero_en.wav").subarray(0, 512 * 8);
+    const before = batched.slotsHeld;
+    const streams = Array.from({ length: 6 }, () => batched.createStream());
+    expect(batched.slotsHeld).toBe(before + 6);
+    await Promise.all(streams.slice(0, 3).map((s) => s.processMany(clip)));
+    const waiting = streams.slice(3).map((s) => s.processMany(clip));
+    for (const s of streams.slice(0, 3)) s.close();
+    expect(batched.slotsHeld).toBe(before + 3); // nothing left to score: freed at once, no tick needed
+    for (const s of streams.slice(3)) s.close();
+    await Promise.all(waiting); // scored, then freed
+    expect(batched.slotsHeld).toBe(before);
+  });
+
   test("rejects chunks of the wrong size and other rates", async () => {
     const s = batched.createStream();
     await expect(s.processMany(new Float32Array(100))).rejects.toThrow(/multiple of 512/);

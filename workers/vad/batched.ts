@@ -91,15 +91,24 @@ export class BatchedVad implements VadModel {
         ? Promise.reject(new RangeError(`VAD chunk must be ${FRAME} samples at 16000 Hz, got ${frame.length}`))
         : processMany(frame).then((p) => p[0]!)),
       reset: () => {
+        if (closed) return;
         this.resets.push(slot);
         this.schedule();
       },
       close: () => {
         if (closed) return;
         closed = true;
-        this.closing.push(slot);
+        // Free at once unless chunks of this stream still wait for a tick (they would share the
+        // slot with a new stream's); those slots are freed once that tick is answered.
+        if (this.pending.has(slot)) this.closing.push(slot);
+        else this.free.push(slot);
       },
     };
+  }
+
+  /** Slots held by streams not closed yet, or closed with chunks still to score. */
+  get slotsHeld(): number {
+    return this.nextSlot - this.free.length;
   }
 
   private enqueue(slot: number, request: Request): void {

@@ -14,6 +14,8 @@ const VOICE_END = 0.35;
 export interface TurnChannel {
   /** 16 kHz mono audio starting at session time `time` (contiguous with the previous push). */
   push(samples: Float32Array, time: number): Promise<TurnEvent[]>;
+  /** Frees the VAD stream (call once no push is pending). */
+  close(): void;
 }
 
 export function createTurnChannel(model: SmartTurn, vad: VadModel, channel: number, settings: EndOfTurnSettings): TurnChannel {
@@ -42,5 +44,6 @@ export function createTurnChannel(model: SmartTurn, vad: VadModel, channel: numb
       }
       return events;
     },
+    close: () => stream.close(),
   };
 }

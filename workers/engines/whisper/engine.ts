@@ -11,7 +11,7 @@ import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
 import type { Engine, EngineInfo, LanguageProbability, TranscribeRequest, TranscribeResult, WordTiming } from "../types.ts";
 import { loadWhisperConfig, type QuantizedChoice, type WhisperModelConfig } from "./config.ts";
 import { type DecoderCallTrace, WhisperDecoder } from "./decoder.ts";
-import { LogitFilters, decodeWindow, logSoftmax, type SearchResult } from "./search.ts";
+import { LogitFilters, decodeWindow, logSoftmax, type PhraseBias, type SearchResult } from "./search.ts";
 import { compressionRatio, tokensToSegments, type TimedSegment } from "./segments.ts";
 import { mulberry32 } from "../../util/prng.ts";
 
@@ -104,6 +104,8 @@ export interface WhisperTranscribeResult extends TranscribeResult {
 const MAX_PROMPT_TOKENS = 223;
 /** Of those, at most this many for the custom vocabulary; previous text fills the rest. */
 const MAX_VOCABULARY_TOKENS = 111;
+/** Logit bonus of a vocabulary phrase's next token at intensity 1 (0.5, the default: half of it). */
+const VOCABULARY_BIAS = 3;
 const NO_SPEECH: Omit<WhisperTranscribeResult, "language"> = {
   text: "", confidence: 0, words: [], noSpeech: true, segments: [], stats: [],
 };
@@ -211,7 +213,7 @@ export class WhisperEngine implements Engine {
     const temperatures = req.partial ? [0] : decoding.temperatures.length > 0 ? decoding.temperatures : [0];
     const asked = req.beamSize !== undefined && Number.isInteger(req.beamSize) && req.beamSize >= 1 ? Math.min(req.beamSize, 16) : undefined;
     const beamSize = req.partial ? 1 : (asked ?? decoding.beamSize);
-    const context = this.contextPrompt(req);
+    let context: number[] = [];
 
     const segments: TimedSegment[] = [];
     const stats: WhisperTranscribeResult["stats"] = [];
@@ -229,7 +231,9 @@ export class WhisperEngine implements Engine {
         const chosen = await this.chooseLanguage(hidden, req.languages);
         language = chosen.language;
         languageProbabilities = chosen.probabilities;
+        context = this.contextPrompt(req, language);
       }
+      const bias = this.vocabularyBias(req, language);
       const sot = this.cfg.multilingual
         ? this.tokenizer.sotSequence(language, task, decoding.timestamps)
         : this.tokenizer.sotSequence(undefined, undefined, decoding.timestamps);
@@ -240,6 +244,7 @@ export class WhisperEngine implements Engine {
         suppressTokens: this.cfg.suppressTokens,
         beginSuppressTokens: this.cfg.beginSuppressTokens ?? [...this.tokenizer.encode(" "), this.tokenizer.eot],
         maxInitialTimestampIndex: this.cfg.maxInitialTimestampIndex,
+        ...(bias.length > 0 ? { bias } : {}),
       });
       const sampleLen = Math.min(224, Math.floor(this.cfg.maxTargetPositions / 2));
       const budget = Math.min(sampleLen, Math.ceil(windowSeconds * decoding.maxTokensPerSecond) + TOKEN_SLACK);
@@ -329,14 +334,37 @@ export class WhisperEngine implements Engine {
    * full stop, without which English-only models take the list for words already spoken and skip
    * them), then the end of the previous text, at most MAX_PROMPT_TOKENS in all.
    */
-  private contextPrompt(req: TranscribeRequest): number[] {
-    const phrases = (req.vocabulary ?? []).map((v) => v.phrase.trim()).filter((p) => p !== "");
+  private contextPrompt(req: TranscribeRequest, language: string): number[] {
+    const phrases = this.vocabularyFor(req, language).map((v) => v.phrase.trim()).filter((p) => p !== "");
     const vocabulary = phrases.length > 0 ? this.tokenizer.encode(` ${phrases.join(", ")}.`).slice(0, MAX_VOCABULARY_TOKENS) : [];
     const previous = (req.previousText ?? "").trim();
     const room = MAX_PROMPT_TOKENS - vocabulary.length;
     const history = previous !== "" ? this.tokenizer.encode(` ${previous}`).slice(-room) : [];
     if (vocabulary.length + history.length === 0) return [];
     return [this.tokenizer.sotPrev, ...vocabulary, ...history];
+  }
+
+  /**
+   * The vocabulary entries that apply to a decode in `language` (an entry naming another language
+   * does not), strongest first (the prompt's token budget drops the weakest), entries of intensity 0
+   * left out.
+   */
+  private vocabularyFor(req: TranscribeRequest, language: string): NonNullable<TranscribeRequest["vocabulary"]> {
+    return (req.vocabulary ?? [])
+      .filter((v) => v.intensity > 0 && (v.language === undefined || v.language === language))
+      .map((v, i) => ({ v, i }))
+      .sort((a, b) => b.v.intensity - a.v.intensity || a.i - b.i)
+      .map(({ v }) => v);
+  }
+
+  /** The entries (and their pronunciations) as phrases favoured while decoding, by their intensity. */
+  private vocabularyBias(req: TranscribeRequest, language: string): PhraseBias[] {
+    return this.vocabularyFor(req, language).flatMap((v) =>
+      [v.phrase, ...(v.pronunciations ?? [])]
+        .map((p) => p.trim())
+        .filter((p) => p !== "")
+        .map((p) => ({ tokens: this.tokenizer.encode(` ${p}`), bonus: VOCABULARY_BIAS * Math.min(1, v.intensity) })),
+    );
   }
 
   async dispose(): Promise<void> {

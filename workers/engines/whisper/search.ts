@@ -12,6 +12,14 @@ export interface FilterConfig {
   suppressTokens: number[];
   beginSuppressTokens: number[];
   maxInitialTimestampIndex: number;
+  /** Vocabulary phrases favoured while decoding (custom vocabulary), each with its logit bonus. */
+  bias?: PhraseBias[];
+}
+
+/** A phrase's tokens and the bonus added to the logit of its next token (see `LogitFilters.apply`). */
+export interface PhraseBias {
+  tokens: number[];
+  bonus: number;
 }
 
 /** Applies Whisper's logit filters in place to one row, given the tokens sampled so far. */
@@ -32,6 +40,7 @@ export class LogitFilters {
     const tk = this.cfg.tokenizer;
     const V = logits.length;
     const tsBegin = tk.timestampBegin;
+    if (this.cfg.bias?.length) favour(logits, sampled.filter((t) => !tk.isTimestamp(t)), this.cfg.bias);
     for (const t of this.always) if (t < V) logits[t] = -Infinity;
     if (sampled.length === 0) for (const t of this.begin) if (t < V) logits[t] = -Infinity;
     if (!this.cfg.timestamps) {
@@ -65,6 +74,25 @@ export class LogitFilters {
     let maxText = -Infinity;
     for (let i = 0; i < tsBegin; i++) if (logits[i] > maxText) maxText = logits[i];
     if (logSumExp(logits, tsBegin, V) > maxText) logits.fill(-Infinity, 0, tsBegin);
+  }
+}
+
+/**
+ * Custom vocabulary while decoding (contextual biasing): for each phrase, the longest beginning of
+ * it that the text sampled so far ends with (possibly none) is found, and the phrase's next token
+ * gets the phrase's bonus. A phrase is thus easier to start, and easier to finish once started.
+ */
+export function favour(logits: Float32Array, text: readonly number[], bias: readonly PhraseBias[]): void {
+  for (const { tokens, bonus } of bias) {
+    if (tokens.length === 0 || !(bonus > 0)) continue;
+    for (let k = Math.min(tokens.length - 1, text.length); k >= 0; k--) {
+      let match = true;
+      for (let i = 0; i < k && match; i++) match = text[text.length - k + i] === tokens[i];
+      if (!match) continue;
+      const next = tokens[k]!;
+      if (next < logits.length && logits[next] !== -Infinity) logits[next] += bonus;
+      break;
+    }
   }
 }
 

@@ -8,6 +8,7 @@ import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
 import type { DecoderCallTrace } from "./decoder.ts";
 import { WhisperEngine, type WhisperEngineOptions, type WhisperTranscribeRequest } from "./engine.ts";
 import { loadEngine } from "./index.ts";
+import { favour } from "./search.ts";
 import { tokensToSegments } from "./segments.ts";
 
 const ASSETS = resolve(import.meta.dir, "../../../../shared/models/whisper-assets");
@@ -210,6 +211,45 @@ describe("Whisper engine on a scripted fixture", () => {
     await expect(engine.transcribe({ audio: bad, partial: false })).rejects.toThrow(/sample 3/);
     await expect(engine.transcribe({ audio: jfk, partial: false, languages: ["xx"] })).rejects.toThrow(/xx/);
     await engine.dispose();
+  });
+
+  test("custom vocabulary: entries by intensity, strongest first; intensity 0 and another language's entries left out", async () => {
+    const { engine, calls } = await engineFor(forced(HELLO_PLAN));
+    await engine.transcribe({
+      audio: jfk, partial: true, languages: ["en"],
+      vocabulary: [{ phrase: "alpha", intensity: 0.3 }, { phrase: "beta", intensity: 0.9 }, { phrase: "gamma", intensity: 1, language: "de" }, { phrase: "delta", intensity: 0 }],
+    });
+    expect(calls[0].inputIds).toEqual([tk.sotPrev, ...tk.encode(" beta, alpha."), tk.sot, lang("en"), tk.transcribe]);
+    calls.length = 0;
+    await engine.transcribe({ audio: jfk, partial: true, languages: ["en"], vocabulary: [{ phrase: "delta", intensity: 0 }] });
+    expect(calls[0].inputIds).toEqual([tk.sot, lang("en"), tk.transcribe]);
+    await engine.dispose();
+  });
+
+  test("custom vocabulary while decoding: a phrase's next token gets a bonus growing with its intensity", async () => {
+    const hello = one(" Hello");
+    const phrase = tk.encode(" Gladia");
+    const prompt = [tk.sotPrev, ...tk.encode(" Gladia."), tk.sot, lang("en"), tk.transcribe];
+    // After the prompt: a timestamp, then " Hello" (10) against the phrase's first token (8), then the end.
+    const positions: LogitRow[] = [...prompt.slice(0, -1).map(() => ({})), { [ts(0)]: 10 }, { [hello]: 10, [phrase[0]!]: 8 }, { [ts(1)]: 10 }, { [tk.eot]: 10 }];
+    const { engine } = await engineFor({ positions });
+    const decode = async (intensity: number) =>
+      (await engine.transcribe({ audio: jfk, partial: true, languages: ["en"], vocabulary: [{ phrase: "Gladia", intensity }] })).text;
+    expect(await decode(0.2)).toBe("Hello"); // +0.6: not enough
+    expect(await decode(1)).toBe(tk.decode([phrase[0]!]).trim()); // +3: the phrase begins
+    await engine.dispose();
+  });
+
+  test("favour: the phrase's first token, or the next one of a phrase begun", () => {
+    const at = (sampled: number[]) => {
+      const row = new Float32Array(8);
+      favour(row, sampled, [{ tokens: [3, 4, 5], bonus: 2 }]);
+      return Array.from(row);
+    };
+    expect(at([])).toEqual([0, 0, 0, 2, 0, 0, 0, 0]);
+    expect(at([1, 3])).toEqual([0, 0, 0, 0, 2, 0, 0, 0]);
+    expect(at([3, 4])).toEqual([0, 0, 0, 0, 0, 2, 0, 0]);
+    expect(at([3, 4, 5])).toEqual([0, 0, 0, 2, 0, 0, 0, 0]);
   });
 
   test("the registry entry point finds the assets next to the model directory", async () => {
