@@ -360,7 +360,7 @@ export class LiveSession {
     const { utterances: _u, finalIds, ...recognition } = this.transcriber.snapshot(transcribed);
     const utterances = this.transcriber.utterances;
     return {
-      state: { version: 1, ...position, ...recognition, confirmedUntil: this.acks.secondsAt(position.candidates[0]!) },
+      state: { version: 1, ...position, ...recognition, confirmedUntil: this.acks.secondsAt(position.candidates[0]!), enrichers: this.enrichment.persist() },
       bytesFrom: (offset) => this.acks.bytesFrom(offset),
       finalCount: utterances.length,
       finalsFrom: (i) => utterances.slice(i).map((utterance, k) => ({ id: finalIds?.[i + k] ?? "", utterance })),
