@@ -8,6 +8,7 @@ import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { WhisperEngine, type WhisperTranscribeRequest } from "../../workers/engines/whisper/index.ts";
 import { mulberry32 } from "../../workers/util/prng.ts";
+import { createResampler } from "../../server/audio/resampler.ts";
 import { sharedAudio } from "../helpers/server.ts";
 import { modelsDir, requireWeights } from "./models.ts";
 import { referenceTexts } from "./stream.ts";
@@ -92,6 +93,18 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
     expect(hinted.text).toContain("Mr. Kwilter");
     expect(wordErrorRate(plain.text, hinted.text)).toBeLessThanOrEqual(1 / 16 + 1e-9); // only that word changes
   }, 120_000);
+
+  test("audio over 30 s: the second window is prompted with the first window's text and keeps the last sentence", async () => {
+    const wav = readWavFile(path.join(sharedAudio, "OSR_us_000_0034_8k.wav"));
+    const resampler = await createResampler(wav.sampleRate, 16_000);
+    const audio = Float32Array.from([...resampler.push(wav.samples), ...resampler.flush()]);
+    resampler.close();
+    expect(audio.length / 16_000).toBeGreaterThan(30);
+    // Unprompted, the beam search of the 5.5-s second window dropped "When you hear the bell come quickly" (WER 12 %).
+    const r = await tiny.transcribe({ audio, partial: false, beamSize: 5 });
+    expect(r.text).toMatch(/hear the bell,? come quickly\.?$/i);
+    expect(wordErrorRate(references.get("OSR_us_000_0034_8k.wav")!, r.text)).toBeLessThan(0.05);
+  }, 60_000);
 
   test("silence and noise give no text", async () => {
     for (const engine of [base, tiny]) {

@@ -50,6 +50,8 @@ export interface WhisperDecodingOptions {
 
 /** Tokens a window may yield beyond `maxTokensPerSecond` × its duration (the sot sequence's neighbours, a short word). */
 export const TOKEN_SLACK = 16;
+/** A window decoded above this temperature is not used as the next window's prompt (faster-whisper's prompt_reset_on_temperature). */
+const PROMPT_RESET_TEMPERATURE = 0.5;
 
 export const DEFAULT_DECODING: WhisperDecodingOptions = {
   beamSize: 5,
@@ -222,6 +224,8 @@ export class WhisperEngine implements Engine {
     let weighted = 0;
     let weight = 0;
     let seek = 0;
+    /** The first segment of this request the prompt may hold (0: the request's previous text too). */
+    let promptFrom = 0;
     while (seek < req.audio.length) {
       const window = req.audio.subarray(seek, seek + WHISPER_CHUNK_SAMPLES);
       const offset = seek / WHISPER_SAMPLE_RATE;
@@ -231,7 +235,7 @@ export class WhisperEngine implements Engine {
         const chosen = await this.chooseLanguage(hidden, req.languages);
         language = chosen.language;
         languageProbabilities = chosen.probabilities;
-        context = this.contextPrompt(req, language);
+        context = this.contextPrompt(req.previousText, req, language);
       }
       const bias = this.vocabularyBias(req, language);
       const sot = this.cfg.multilingual
@@ -292,6 +296,11 @@ export class WhisperEngine implements Engine {
         weighted += r.avgLogprob * r.tokens.length;
         weight += r.tokens.length;
       }
+      // The next window is prompted with the text so far (condition_on_previous_text), unless this one
+      // needed a high temperature: then the prompt restarts, as faster-whisper's prompt_reset_on_temperature.
+      if (temperature > PROMPT_RESET_TEMPERATURE) promptFrom = segments.length;
+      const previous = promptFrom === 0 ? [req.previousText ?? "", ...segments.map((x) => x.text)] : segments.slice(promptFrom).map((x) => x.text);
+      context = this.contextPrompt(previous.join(" "), req, language);
       seek += this.seekAdvance(r.tokens, window.length);
     }
     const text = segments.map((s) => s.text).join(" ").trim();
@@ -334,10 +343,10 @@ export class WhisperEngine implements Engine {
    * full stop, without which English-only models take the list for words already spoken and skip
    * them), then the end of the previous text, at most MAX_PROMPT_TOKENS in all.
    */
-  private contextPrompt(req: TranscribeRequest, language: string): number[] {
+  private contextPrompt(previousText: string | undefined, req: TranscribeRequest, language: string): number[] {
     const phrases = this.vocabularyFor(req, language).map((v) => v.phrase.trim()).filter((p) => p !== "");
     const vocabulary = phrases.length > 0 ? this.tokenizer.encode(` ${phrases.join(", ")}.`).slice(0, MAX_VOCABULARY_TOKENS) : [];
-    const previous = (req.previousText ?? "").trim();
+    const previous = (previousText ?? "").trim();
     const room = MAX_PROMPT_TOKENS - vocabulary.length;
     const history = previous !== "" ? this.tokenizer.encode(` ${previous}`).slice(-room) : [];
     if (vocabulary.length + history.length === 0) return [];
