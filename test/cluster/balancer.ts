@@ -5,6 +5,7 @@
  * way a balancer queues requests during a failover.
  */
 import type { Socket } from "bun";
+import { flushQueue } from "../helpers/tcp.ts";
 
 interface Side {
   peer: Socket<Side> | null;
@@ -27,17 +28,7 @@ export function tcpBalancer(initial: number | null = null): TcpBalancer {
   const waiting = new Set<Socket<Side>>();
   const open = new Set<Socket<Side>>();
 
-  const flush = (s: Socket<Side>) => {
-    while (s.data.queue.length > 0) {
-      const head = s.data.queue[0]!;
-      const n = s.write(head);
-      if (n < head.length) {
-        s.data.queue[0] = head.subarray(n);
-        return;
-      }
-      s.data.queue.shift();
-    }
-  };
+  const flush = (s: Socket<Side>) => flushQueue(s);
   const forward = (to: Socket<Side>, bytes: Uint8Array) => {
     to.data.queue.push(bytes.slice());
     flush(to);

@@ -7,6 +7,7 @@ import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
 import { englishModelsDir } from "../helpers/models.ts";
 import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
+import { flushQueue } from "../helpers/tcp.ts";
 import { words } from "../helpers/text.ts";
 
 export { words };
@@ -179,17 +180,7 @@ export const finalTexts = (ms: Msg[]) => ms.filter((m) => m.type === "transcript
 export function tcpRelay(targetPort: () => number) {
   type Side = { peer: Bun.Socket<Side> | null; queue: Uint8Array[] };
   const open = new Set<Bun.Socket<Side>>();
-  const flush = (s: Bun.Socket<Side>) => {
-    while (s.data.queue.length > 0) {
-      const head = s.data.queue[0]!;
-      const n = s.write(head);
-      if (n < head.length) {
-        s.data.queue[0] = head.subarray(n);
-        return;
-      }
-      s.data.queue.shift();
-    }
-  };
+  const flush = (s: Bun.Socket<Side>) => flushQueue(s);
   const forward = (to: Bun.Socket<Side> | null, bytes: Uint8Array, pending: Uint8Array[]) => {
     if (!to) return void pending.push(bytes.slice());
     to.data.queue.push(bytes.slice());
