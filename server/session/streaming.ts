@@ -14,9 +14,14 @@
  *   words before the cut leave the buffer and become prompt. Past `hardBufferS` it is cut at the
  *   last committed word whatever it is. A decode therefore never covers more than about
  *   `hardBufferS` plus one partial interval of audio.
- * - The final is the committed words plus the tail: the tail of the newest decode when that decode
- *   already covered the whole utterance and the profile allows it (`reuseCoveringDecode`), else of
- *   one decode of the buffer with the final search settings (`finalBeamSize`).
+ * - Speculative final: when speech pauses (`pause`), the utterance as it stands is decoded next with
+ *   the final search settings (`finalBeamSize`), ahead of any newer partial audio. If the pause
+ *   becomes the utterance's end, that decode is the final's tail: no decode runs after the
+ *   endpointing window. If speech resumes, it serves as one more partial decode.
+ * - The final is the committed words plus the tail: the tail of the newest decode that covered the
+ *   whole utterance when it was a final-settings decode (the speculative one) or the profile allows
+ *   reusing partial decodes (`reuseCoveringDecode`), else of one decode of the buffer with the final
+ *   search settings.
  *
  * The module knows no engine and no session: it is given a `decode` function.
  */
@@ -35,7 +40,7 @@ export interface StreamingProfile {
   hardBufferS: number;
   /** Beam size of the final's tail decode (1 = greedy). */
   finalBeamSize: number;
-  /** The final reuses the newest partial decode when it covered the whole utterance. */
+  /** The final may reuse the newest partial decode (greedy, no fallback) when it covered the whole utterance. */
   reuseCoveringDecode: boolean;
 }
 
@@ -60,6 +65,8 @@ export interface StreamDecodeRequest {
   /** Earlier text (previous utterances and the committed words before the buffer). */
   previousText: string;
   partial: boolean;
+  /** A final-settings decode of a pause (the speculative final): it may be discarded. */
+  speculative?: boolean;
   /** Beam size asked for a final decode. */
   beamSize?: number;
 }
@@ -162,12 +169,15 @@ export class UtteranceStream {
   private bufferStart = 0;
   private latest: Decoded | null = null;
   private running: Promise<void> | null = null;
-  /** The partial decode in flight and the utterance samples it covers. */
-  private inflight: { decoded: Promise<Decoded>; audioEnd: number } | null = null;
+  /** The decode in flight, the utterance samples it covers, and whether it has the final settings. */
+  private inflight: { decoded: Promise<Decoded>; audioEnd: number; partial: boolean } | null = null;
+  /** Newest partial audio waiting for the running decode to end. */
   private queued: Float32Array | null = null;
+  /** Audio of a pause waiting for the running decode to end: decoded next, with the final settings. */
+  private queuedPause: Float32Array | null = null;
   private finished = false;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
-  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0 };
+  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false };
 
   constructor(private readonly opts: UtteranceStreamOptions) {
     this.rate = opts.sampleRate ?? 16000;
@@ -186,22 +196,30 @@ export class UtteranceStream {
   /**
    * The utterance so far (all of it, from its first sample). Decodes now unless one is running,
    * in which case this audio is decoded next (replacing any audio already waiting).
+   *
+   * `pause`: speech has paused and `audio` ends where the final's audio would if it does not resume.
+   * It is decoded with the final settings, next (before any newer partial audio): the speculative
+   * final.
    */
-  partial(audio: Float32Array): void {
+  partial(audio: Float32Array, pause = false): void {
     if (this.finished) return;
-    if (this.running) {
-      this.queued = audio;
-      return;
-    }
-    this.running = this.runPartials(audio);
+    if (pause) {
+      this.queuedPause = audio;
+      this.queued = null; // older than the pause audio
+    } else this.queued = audio;
+    this.running ??= this.runPartials();
   }
 
-  private async runPartials(first: Float32Array): Promise<void> {
-    let audio: Float32Array | null = first;
-    while (audio && !this.finished) {
+  private async runPartials(): Promise<void> {
+    for (;;) {
+      const pause = this.queuedPause !== null;
+      const audio = this.queuedPause ?? this.queued;
+      if (audio === null || this.finished) break;
+      if (pause) this.queuedPause = null;
+      else this.queued = null;
       try {
-        const decoded = this.decodeBuffer(audio, true, 1);
-        this.inflight = { decoded, audioEnd: audio.length };
+        const decoded = this.decodeBuffer(audio, !pause, this.opts.profile.finalBeamSize, pause);
+        this.inflight = { decoded, audioEnd: audio.length, partial: !pause };
         const d = await decoded.finally(() => (this.inflight = null));
         if (this.finished) break;
         this.agree(d);
@@ -210,8 +228,6 @@ export class UtteranceStream {
       } catch (e) {
         this.opts.onError?.(e);
       }
-      audio = this.queued;
-      this.queued = null;
     }
     this.running = null;
   }
@@ -223,20 +239,23 @@ export class UtteranceStream {
 
   /**
    * The utterance is complete: the committed words plus the tail. The tail comes from the newest
-   * partial decode when it covers the whole utterance and the profile allows it (one in flight is
-   * awaited); otherwise from a new decode, started at once (a partial decode still in flight that
-   * does not cover the utterance is not waited for). Partials that arrive later are ignored.
+   * decode when it covers the whole utterance and is a final-settings decode (the speculative
+   * final) or the profile allows reusing partial decodes; one in flight is awaited. Otherwise it
+   * comes from a new decode, started at once (a decode still in flight that does not cover the
+   * utterance is not waited for). Partials that arrive later are ignored.
    */
   async finish(audio: Float32Array): Promise<StreamView> {
     this.queued = null;
+    this.queuedPause = null;
     this.finished = true;
     const p = this.opts.profile;
     const covers = (end: number) => end >= audio.length - Math.round(0.02 * this.rate);
+    const usable = (x: { audioEnd: number; partial: boolean }) => covers(x.audioEnd) && (!x.partial || p.reuseCoveringDecode);
     let d: Decoded | null = null;
-    if (p.reuseCoveringDecode) {
-      if (this.inflight && covers(this.inflight.audioEnd)) d = await this.inflight.decoded.catch(() => null);
-      else if (!this.inflight && this.latest && covers(this.latest.audioEnd)) d = this.latest;
-    }
+    if (this.inflight) {
+      if (usable(this.inflight)) d = await this.inflight.decoded.catch(() => null);
+    } else if (this.latest && usable(this.latest)) d = this.latest;
+    this.stats.finalReused = d !== null;
     if (d === null) {
       d = await this.decodeBuffer(audio, false, p.finalBeamSize);
     } else {
@@ -249,14 +268,14 @@ export class UtteranceStream {
     return this.view(d.tentative, d);
   }
 
-  private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number): Promise<Decoded> {
+  private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number, speculative = false): Promise<Decoded> {
     const buffer = audio.subarray(Math.min(this.bufferStart, audio.length));
     const previousText = [this.opts.context ?? "", ...this.done.map((w) => w.word)].join(" ").trim();
     const seconds = buffer.length / this.rate;
     this.stats.decodes++;
     this.stats.decodedSeconds += seconds;
     this.stats.maxDecodedSeconds = Math.max(this.stats.maxDecodedSeconds, seconds);
-    const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }) });
+    const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }), ...(speculative ? { speculative } : {}) });
     const offset = this.bufferStart / this.rate;
     const words = (r.noSpeech ? [] : r.words)
       .filter((w) => w.word.trim() !== "")

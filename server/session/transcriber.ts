@@ -122,7 +122,7 @@ export class Transcriber {
           break;
         case "utterance_partial":
           this.openStart[c] = t0 + e.start;
-          this.partial(c, e.utteranceIndex, e.audio, t0 + e.start);
+          this.partial(c, e.utteranceIndex, e.audio, t0 + e.start, e.pause);
           break;
         case "utterance_final":
           this.openStart[c] = e.reason === "max_duration" ? t0 + e.end : null;
@@ -166,7 +166,7 @@ export class Transcriber {
    * A growing utterance: its streaming policy decodes it (one decode at a time, the newest audio
    * next) and each decode yields a partial that starts with the committed words.
    */
-  private partial(channel: number, index: number, audio: Float32Array, start: number): void {
+  private partial(channel: number, index: number, audio: Float32Array, start: number, pause: boolean): void {
     const key = this.utteranceKey(channel, index);
     if (!this.host.wants("receive_partial_transcripts") || this.finalized.has(key)) return;
     let entry = this.streams.get(key);
@@ -184,7 +184,7 @@ export class Transcriber {
       entry = e;
       this.streams.set(key, entry);
     }
-    entry.stream.partial(audio);
+    entry.stream.partial(audio, pause);
   }
 
   private partialView(key: string, channel: number, start: number, v: StreamView): void {
@@ -200,10 +200,13 @@ export class Transcriber {
       .catch(() => {});
   }
 
-  /** One decode of a streamed utterance: a partial fails quietly (e.g. no capacity), a final waits and retries. */
+  /**
+   * One decode of a streamed utterance: a partial or a speculative final fails quietly (e.g. no
+   * capacity; the final then decodes anew), a final waits and retries.
+   */
   private async decodeForStream(channel: number, key: string, req: StreamDecodeRequest, seq: number): Promise<TranscribeResult> {
     const extra = { previousText: req.previousText, beamSize: req.beamSize };
-    if (req.partial) return this.transcribe(channel, key, seq, req.audio, true, extra);
+    if (req.partial || req.speculative) return this.transcribe(channel, key, seq, req.audio, req.partial, extra);
     const r = await this.transcribeWithRetry(channel, key, 1_000_000 + seq, req.audio, extra);
     if (!r) throw new Error("final transcription failed");
     return r;
