@@ -204,3 +204,105 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     expect(final.text).toBe("hello");
   });
 });
+
+describe("speculative final at a pause", () => {
+  // 6 words of 0.4 s: 2.4 s of speech; the pause partial's audio ends 64 ms after it.
+  const script = Array.from({ length: 6 }, (_, i) => w(`v${i}`, i * 0.4, i * 0.4 + 0.35));
+  const pauseEnd = Math.round(2.414 * RATE);
+
+  function setup(p: StreamingProfile) {
+    const log: StreamDecodeRequest[] = [];
+    const views: StreamView[] = [];
+    let stream: UtteranceStream;
+    const decode = scriptedDecode(script, log)(() => stream.bufferStartSeconds);
+    stream = new UtteranceStream({ profile: p, decode, onPartial: (v) => views.push(v) });
+    return { log, views, stream: stream! };
+  }
+
+  for (const name of ["low_latency", "balanced", "accurate"] as const) {
+    test(`${name}: the pause's decode has the final settings and is the final, no decode after the window`, async () => {
+      const p = STREAMING_PROFILES[name];
+      const { log, views, stream } = setup(p);
+      const audio = new Float32Array(3 * RATE);
+      for (let t = 0.5; t < 2.4; t += 0.5) {
+        stream.partial(audio.subarray(0, Math.round(t * RATE)));
+        await stream.idle();
+      }
+      stream.partial(audio.subarray(0, pauseEnd), true);
+      await stream.idle();
+      const spec = log[log.length - 1]!;
+      expect(spec.partial).toBe(false);
+      expect(spec.speculative).toBe(true);
+      expect(spec.beamSize).toBe(p.finalBeamSize);
+      // It also refreshed the partial view.
+      expect(texts(views[views.length - 1]!.words)).toBe(texts(script));
+      const decodes = log.length;
+      const final = await stream.finish(audio.subarray(0, pauseEnd));
+      expect(log.length).toBe(decodes);
+      expect(stream.stats.finalReused).toBe(true);
+      expect(texts(final.words)).toBe(texts(script));
+      expectNoRetraction([...views, final]);
+    });
+  }
+
+  test("the pause audio is decoded next, before newer partial audio", async () => {
+    let release!: () => void;
+    const calls: StreamDecodeRequest[] = [];
+    const stream = new UtteranceStream({
+      profile: STREAMING_PROFILES.balanced,
+      decode: async (req) => {
+        calls.push(req);
+        if (calls.length === 1) await new Promise<void>((r) => (release = r));
+        return { text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false };
+      },
+    });
+    stream.partial(new Float32Array(RATE / 2));
+    stream.partial(new Float32Array(RATE), true);
+    stream.partial(new Float32Array(RATE + RATE / 4)); // speech resumed
+    release();
+    await stream.idle();
+    expect(calls.map((c) => [c.audio.length / RATE, c.partial, c.speculative ?? false])).toEqual([
+      [0.5, true, false],
+      [1, false, true],
+      [1.25, true, false],
+    ]);
+  });
+
+  test("a speculative decode in flight is awaited by the final (even where partial decodes are not reused)", async () => {
+    let release!: () => void;
+    const blocked = new Promise<void>((r) => (release = r));
+    const calls: StreamDecodeRequest[] = [];
+    const stream = new UtteranceStream({
+      profile: STREAMING_PROFILES.accurate,
+      decode: async (req) => {
+        calls.push(req);
+        await blocked;
+        return { text: "hello there", language: "en", confidence: 1, words: [w("hello", 0, 0.5), w("there", 0.6, 0.9)], noSpeech: false };
+      },
+    });
+    stream.partial(new Float32Array(RATE), true);
+    const final = stream.finish(new Float32Array(RATE - 200));
+    release();
+    expect((await final).text).toBe("hello there");
+    expect(calls.map((c) => c.speculative)).toEqual([true]);
+  });
+
+  test("speech resuming after the pause: the final covers the later speech too", async () => {
+    for (const name of ["low_latency", "accurate"] as const) {
+      const { log, stream } = setup(STREAMING_PROFILES[name]);
+      const audio = new Float32Array(3 * RATE);
+      stream.partial(audio.subarray(0, Math.round(1.214 * RATE)), true); // a pause after v2
+      await stream.idle();
+      expect(log[0]!.speculative).toBe(true);
+      for (const t of [1.6, 2.0]) {
+        stream.partial(audio.subarray(0, Math.round(t * RATE)));
+        await stream.idle();
+      }
+      const final = await stream.finish(audio.subarray(0, pauseEnd));
+      expect(stream.stats.finalReused).toBe(false);
+      expect(texts(final.words)).toBe(texts(script));
+      expect(log[log.length - 1]!.partial).toBe(false);
+      expect(log[log.length - 1]!.speculative).toBeUndefined();
+    }
+  });
+});
