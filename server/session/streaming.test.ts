@@ -306,3 +306,31 @@ describe("speculative final at a pause", () => {
     }
   });
 });
+
+describe("commit margin", () => {
+  /** Every decode hears "hello wor": the audio ends 0.1 s after the start of a cut-off word. */
+  async function committedAfterTwo(commitMarginS: number): Promise<string> {
+    const stream = new UtteranceStream({
+      profile: { ...STREAMING_PROFILES.low_latency, commitMarginS },
+      decode: async (req) => {
+        const end = req.audio.length / RATE;
+        const words = [w("hello", 0, 0.5), w("wor", end - 0.2, end)];
+        return { text: "hello wor", language: "en", confidence: 1, words, noSpeech: false };
+      },
+    });
+    for (const s of [1, 1.1]) {
+      stream.partial(new Float32Array(s * RATE));
+      await stream.idle();
+    }
+    return texts(stream.committedWords);
+  }
+
+  test("a word ending within the margin of the decoded audio's end is not committed, however often it is agreed on", async () => {
+    expect(await committedAfterTwo(0)).toBe("hello wor");
+    expect(await committedAfterTwo(0.3)).toBe("hello");
+  });
+
+  test("every profile keeps a margin", () => {
+    for (const p of Object.values(STREAMING_PROFILES)) expect(p.commitMarginS).toBeGreaterThan(0);
+  });
+});

@@ -7,7 +7,8 @@
  *   arrives while one runs is decoded next (only the newest), so the cadence is
  *   max(partial interval, decode time).
  * - LocalAgreement-n: the words after the committed ones are *tentative*; the longest prefix that
- *   the last `agreement` decodes share (compared without case and punctuation) is committed.
+ *   the last `agreement` decodes share (compared without case and punctuation) is committed, up to
+ *   the last word that ends `commitMarginS` before the end of the newest decode's audio.
  *   Committed words are never taken back: every partial and the final start with them.
  * - Bounded cost: once the buffer is longer than `maxBufferS`, it is cut at the end of the latest
  *   committed word that closes a sentence or a timed segment (a gap between word timings); the
@@ -42,6 +43,11 @@ export interface StreamingProfile {
   finalBeamSize: number;
   /** The final may reuse the newest partial decode (greedy, no fallback) when it covered the whole utterance. */
   reuseCoveringDecode: boolean;
+  /**
+   * Only words ending at least this many seconds before the end of a decode's audio are committed:
+   * a word cut off by the end of the audio is often misheard the same way by successive decodes.
+   */
+  commitMarginS: number;
 }
 
 /**
@@ -50,9 +56,9 @@ export interface StreamingProfile {
  * uncommitted tail with a beam search at the end.
  */
 export const STREAMING_PROFILES: Record<LatencyProfile, StreamingProfile> = {
-  low_latency: { partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true },
-  balanced: { partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true },
-  accurate: { partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false },
+  low_latency: { partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, commitMarginS: 0.3 },
+  balanced: { partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, commitMarginS: 0.3 },
+  accurate: { partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, commitMarginS: 0.3 },
 };
 
 export function streamingProfile(name: string | undefined): StreamingProfile {
@@ -292,7 +298,9 @@ export class UtteranceStream {
     this.history.push(d.tentative);
     if (this.history.length > n) this.history = this.history.slice(-n);
     if (this.history.length < n) return;
-    const agreed = agreedPrefix(this.history);
+    let agreed = agreedPrefix(this.history);
+    const limit = d.audioEnd / this.rate - this.opts.profile.commitMarginS;
+    while (agreed > 0 && d.tentative[agreed - 1]!.end > limit) agreed--;
     if (agreed === 0) return;
     // The newest decode's spelling and timings are kept.
     this.committed.push(...d.tentative.slice(0, agreed));
