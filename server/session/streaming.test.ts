@@ -334,3 +334,45 @@ describe("commit margin", () => {
     for (const p of Object.values(STREAMING_PROFILES)) expect(p.commitMarginS).toBeGreaterThan(0);
   });
 });
+
+describe("decodes that are no longer wanted are aborted", () => {
+  /** A decode that waits until released or aborted (then it rejects). */
+  function gated() {
+    const calls: { req: StreamDecodeRequest; signal?: AbortSignal; release: () => void }[] = [];
+    const decode = (req: StreamDecodeRequest, signal?: AbortSignal) =>
+      new Promise<TranscribeResult>((resolve, reject) => {
+        const release = () => resolve({ text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false });
+        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+        calls.push({ req, signal, release });
+      });
+    return { calls, decode };
+  }
+
+  test("a pause aborts the partial decode in flight; its own decode starts at once", async () => {
+    const { calls, decode } = gated();
+    const errors: unknown[] = [];
+    const stream = new UtteranceStream({ profile: STREAMING_PROFILES.low_latency, decode, onError: (e) => errors.push(e) });
+    stream.partial(new Float32Array(RATE));
+    stream.partial(new Float32Array(RATE + RATE / 2), true);
+    await Bun.sleep(0);
+    expect(calls[0]!.signal!.aborted).toBe(true);
+    expect(calls.map((c) => c.req.speculative ?? false)).toEqual([false, true]);
+    expect(calls[1]!.signal!.aborted).toBe(false);
+    calls[1]!.release();
+    const final = await stream.finish(new Float32Array(RATE + RATE / 2));
+    expect(final.text).toBe("hello");
+    expect(errors).toEqual([]); // an abort is not an error
+  });
+
+  test("the final aborts a decode in flight that it does not use", async () => {
+    const { calls, decode } = gated();
+    const stream = new UtteranceStream({ profile: STREAMING_PROFILES.balanced, decode });
+    stream.partial(new Float32Array(RATE));
+    const final = stream.finish(new Float32Array(2 * RATE));
+    await Bun.sleep(0);
+    expect(calls[0]!.signal!.aborted).toBe(true);
+    expect(calls[1]!.req.partial).toBe(false);
+    calls[1]!.release();
+    expect((await final).text).toBe("hello");
+  });
+});

@@ -77,7 +77,8 @@ export interface StreamDecodeRequest {
   beamSize?: number;
 }
 
-export type StreamDecode = (req: StreamDecodeRequest) => Promise<TranscribeResult>;
+/** `signal`: the stream no longer wants the result (the decode may stop early and reject). */
+export type StreamDecode = (req: StreamDecodeRequest, signal?: AbortSignal) => Promise<TranscribeResult>;
 
 /** What a partial or final shows: committed words first (never retracted), then the tentative tail. */
 export interface StreamView {
@@ -175,8 +176,8 @@ export class UtteranceStream {
   private bufferStart = 0;
   private latest: Decoded | null = null;
   private running: Promise<void> | null = null;
-  /** The decode in flight, the utterance samples it covers, and whether it has the final settings. */
-  private inflight: { decoded: Promise<Decoded>; audioEnd: number; partial: boolean } | null = null;
+  /** The decode in flight, the utterance samples it covers, whether it is a partial one, and its abort. */
+  private inflight: { decoded: Promise<Decoded>; audioEnd: number; partial: boolean; abort: AbortController } | null = null;
   /** Newest partial audio waiting for the running decode to end. */
   private queued: Float32Array | null = null;
   /** Audio of a pause waiting for the running decode to end: decoded next, with the final settings. */
@@ -212,6 +213,8 @@ export class UtteranceStream {
     if (pause) {
       this.queuedPause = audio;
       this.queued = null; // older than the pause audio
+      // A partial decode still running saw less than the pause audio: it gives way.
+      if (this.inflight?.partial) this.inflight.abort.abort();
     } else this.queued = audio;
     this.running ??= this.runPartials();
   }
@@ -223,16 +226,17 @@ export class UtteranceStream {
       if (audio === null || this.finished) break;
       if (pause) this.queuedPause = null;
       else this.queued = null;
+      const abort = new AbortController();
       try {
-        const decoded = this.decodeBuffer(audio, !pause, this.opts.profile.finalBeamSize, pause);
-        this.inflight = { decoded, audioEnd: audio.length, partial: !pause };
+        const decoded = this.decodeBuffer(audio, !pause, this.opts.profile.finalBeamSize, pause, abort.signal);
+        this.inflight = { decoded, audioEnd: audio.length, partial: !pause, abort };
         const d = await decoded.finally(() => (this.inflight = null));
         if (this.finished) break;
         this.agree(d);
         this.cut();
         this.opts.onPartial?.(this.view(this.history[this.history.length - 1] ?? [], d));
       } catch (e) {
-        this.opts.onError?.(e);
+        if (!abort.signal.aborted) this.opts.onError?.(e);
       }
     }
     this.running = null;
@@ -260,6 +264,7 @@ export class UtteranceStream {
     let d: Decoded | null = null;
     if (this.inflight) {
       if (usable(this.inflight)) d = await this.inflight.decoded.catch(() => null);
+      else this.inflight.abort.abort(); // not needed: frees the engine for the final's decode
     } else if (this.latest && usable(this.latest)) d = this.latest;
     this.stats.finalReused = d !== null;
     if (d === null) {
@@ -274,14 +279,14 @@ export class UtteranceStream {
     return this.view(d.tentative, d);
   }
 
-  private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number, speculative = false): Promise<Decoded> {
+  private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number, speculative = false, signal?: AbortSignal): Promise<Decoded> {
     const buffer = audio.subarray(Math.min(this.bufferStart, audio.length));
     const previousText = [this.opts.context ?? "", ...this.done.map((w) => w.word)].join(" ").trim();
     const seconds = buffer.length / this.rate;
     this.stats.decodes++;
     this.stats.decodedSeconds += seconds;
     this.stats.maxDecodedSeconds = Math.max(this.stats.maxDecodedSeconds, seconds);
-    const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }), ...(speculative ? { speculative } : {}) });
+    const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }), ...(speculative ? { speculative } : {}) }, signal);
     const offset = this.bufferStart / this.rate;
     const words = (r.noSpeech ? [] : r.words)
       .filter((w) => w.word.trim() !== "")

@@ -177,7 +177,7 @@ export class Transcriber {
           profile: this.streaming,
           sampleRate: FRONTEND_SAMPLE_RATE,
           context: previousText(this.heard, channel),
-          decode: (req) => this.decodeForStream(channel, key, req, ++e.seq),
+          decode: (req, signal) => this.decodeForStream(channel, key, req, ++e.seq, signal),
           onPartial: (v) => this.partialView(key, channel, start, v),
         }),
       };
@@ -204,8 +204,8 @@ export class Transcriber {
    * One decode of a streamed utterance: a partial or a speculative final fails quietly (e.g. no
    * capacity; the final then decodes anew), a final waits and retries.
    */
-  private async decodeForStream(channel: number, key: string, req: StreamDecodeRequest, seq: number): Promise<TranscribeResult> {
-    const extra = { previousText: req.previousText, beamSize: req.beamSize };
+  private async decodeForStream(channel: number, key: string, req: StreamDecodeRequest, seq: number, signal?: AbortSignal): Promise<TranscribeResult> {
+    const extra = { previousText: req.previousText, beamSize: req.beamSize, signal };
     if (req.partial || req.speculative) return this.transcribe(channel, key, seq, req.audio, req.partial, extra);
     const r = await this.transcribeWithRetry(channel, key, 1_000_000 + seq, req.audio, extra);
     if (!r) throw new Error("final transcription failed");
@@ -314,7 +314,7 @@ export class Transcriber {
     const languages = options.language_config.languages;
     const vocabulary = sessionVocabulary(options);
     const previous = extra.previousText ?? previousText(this.heard, channel);
-    const r = await this.host.coordinator.transcribe({
+    const job = {
       sessionId: id,
       utteranceId: key,
       seq,
@@ -328,7 +328,8 @@ export class Transcriber {
         ...(previous !== "" ? { previousText: previous } : {}),
         ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
       },
-    });
+    };
+    const r = await this.host.coordinator.transcribe(job, extra.signal);
     if (!partial) this.transcriptionTimeS += (performance.now() - started) / 1000;
     return r;
   }
@@ -349,10 +350,11 @@ export class Transcriber {
   }
 }
 
-/** Options of one decode besides the audio: the prompt text and the beam size of a final. */
+/** Options of one decode besides the audio: the prompt text, the beam size of a final, and what aborts a streamed decode. */
 interface DecodeExtra {
   previousText?: string;
   beamSize?: number;
+  signal?: AbortSignal;
 }
 
 /** A streamed view as an engine result (times from the utterance start). */

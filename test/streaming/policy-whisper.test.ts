@@ -103,6 +103,29 @@ describe("UtteranceStream on Whisper tiny.en (real weights)", () => {
     }
   }, 300_000);
 
+  test("an aborted decode stops before its next decoder call and rejects", async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    const counted = await WhisperEngine.load({
+      modelDir: join(MODELS, "whisper-tiny.en"),
+      assetsDir: join(MODELS, "whisper-assets"),
+      onDecoderCall: () => {
+        if (++calls === 3) controller.abort(new DOMException("no longer wanted", "AbortError"));
+      },
+    });
+    try {
+      await expect(counted.transcribe({ audio: jfk, partial: true, languages: ["en"] }, controller.signal)).rejects.toThrow("no longer wanted");
+      expect(calls).toBe(3);
+      // Without an abort the same decode takes some 27 decoder calls.
+      calls = -1000;
+      const whole = await counted.transcribe({ audio: jfk, partial: true, languages: ["en"] });
+      expect(calls + 1000).toBeGreaterThan(10);
+      expect(whole.text).toContain("country");
+    } finally {
+      await counted.dispose();
+    }
+  }, 120_000);
+
   test("speech resuming after a pause: the speculative decode is not the final, which covers everything", async () => {
     const offline = await engine.transcribe({ audio: jfk, partial: false, languages: ["en"] });
     const { calls, decode: d } = counting();

@@ -119,6 +119,8 @@ export interface SearchOptions {
   /** 0 = argmax/beam; above 0 = sampling at this temperature. */
   temperature: number;
   random: () => number;
+  /** Stops the search between decoder calls (rejects with the signal's reason). */
+  signal?: AbortSignal;
 }
 
 export interface SearchResult {
@@ -175,6 +177,7 @@ export async function decodeWindow(
       tokens.push(token);
       logprobs.push(lp[token]);
       if (step === opts.sampleLen - 1) break;
+      opts.signal?.throwIfAborted();
       const next = await decoder.run([token], encoderHidden, cache);
       cache = next.cache;
       row = score(next.logits.slice(0, V), tokens);
@@ -215,6 +218,7 @@ export async function decodeWindow(
       for (const e of extended) if (finished.length < beam) finished.push(e);
       break;
     }
+    opts.signal?.throwIfAborted();
     cache = decoder.reorder(cache, kept.map((c) => c.parent));
     const out = await decoder.step(kept.map((c) => c.token), encoderHidden, cache);
     cache = out.cache;
