@@ -318,7 +318,7 @@ describe("commit margin", () => {
         return { text: "hello wor", language: "en", confidence: 1, words, noSpeech: false };
       },
     });
-    for (const s of [1, 1.1]) {
+    for (const s of [2, 2.1]) {
       stream.partial(new Float32Array(s * RATE));
       await stream.idle();
     }
@@ -330,8 +330,26 @@ describe("commit margin", () => {
     expect(await committedAfterTwo(0.3)).toBe("hello");
   });
 
-  test("every profile keeps a margin", () => {
-    for (const p of Object.values(STREAMING_PROFILES)) expect(p.commitMarginS).toBeGreaterThan(0);
+  test("every profile keeps a margin and a minimum decoded length", () => {
+    for (const p of Object.values(STREAMING_PROFILES)) {
+      expect(p.commitMarginS).toBeGreaterThan(0);
+      expect(p.minCommitAudioS).toBeGreaterThan(0);
+    }
+  });
+
+  test("nothing is committed before the utterance has the minimum audio", async () => {
+    const stream = new UtteranceStream({
+      profile: { ...STREAMING_PROFILES.low_latency, minCommitAudioS: 1.5 },
+      decode: async () => ({ text: "like your", language: "en", confidence: 1, words: [w("like", 0, 0.3), w("your", 0.4, 0.6)], noSpeech: false }),
+    });
+    for (const s of [1, 1.2, 1.4]) {
+      stream.partial(new Float32Array(s * RATE));
+      await stream.idle();
+    }
+    expect(stream.committedWords).toEqual([]);
+    stream.partial(new Float32Array(1.6 * RATE));
+    await stream.idle();
+    expect(texts(stream.committedWords)).toBe("like your");
   });
 });
 

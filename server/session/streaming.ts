@@ -8,7 +8,8 @@
  *   max(partial interval, decode time).
  * - LocalAgreement-n: the words after the committed ones are *tentative*; the longest prefix that
  *   the last `agreement` decodes share (compared without case and punctuation) is committed, up to
- *   the last word that ends `commitMarginS` before the end of the newest decode's audio.
+ *   the last word that ends `commitMarginS` before the end of the newest decode's audio, and
+ *   only once the utterance has `minCommitAudioS` of audio.
  *   Committed words are never taken back: every partial and the final start with them.
  * - Bounded cost: once the buffer is longer than `maxBufferS`, it is cut at the end of the latest
  *   committed word that closes a sentence or a timed segment (a gap between word timings); the
@@ -48,6 +49,11 @@ export interface StreamingProfile {
    * a word cut off by the end of the audio is often misheard the same way by successive decodes.
    */
   commitMarginS: number;
+  /**
+   * Nothing is committed before the utterance has this many seconds of audio: the first words,
+   * decoded with little audio after them, are often misheard alike by successive decodes.
+   */
+  minCommitAudioS: number;
 }
 
 /**
@@ -56,9 +62,9 @@ export interface StreamingProfile {
  * uncommitted tail with a beam search at the end.
  */
 export const STREAMING_PROFILES: Record<LatencyProfile, StreamingProfile> = {
-  low_latency: { partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, commitMarginS: 0.3 },
-  balanced: { partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, commitMarginS: 0.3 },
-  accurate: { partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, commitMarginS: 0.3 },
+  low_latency: { partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5 },
+  balanced: { partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5 },
+  accurate: { partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, commitMarginS: 0.3, minCommitAudioS: 1.5 },
 };
 
 export function streamingProfile(name: string | undefined): StreamingProfile {
@@ -303,6 +309,7 @@ export class UtteranceStream {
     this.history.push(d.tentative);
     if (this.history.length > n) this.history = this.history.slice(-n);
     if (this.history.length < n) return;
+    if (d.audioEnd / this.rate < this.opts.profile.minCommitAudioS) return;
     let agreed = agreedPrefix(this.history);
     const limit = d.audioEnd / this.rate - this.opts.profile.commitMarginS;
     while (agreed > 0 && d.tentative[agreed - 1]!.end > limit) agreed--;
