@@ -376,9 +376,15 @@ describe("decodes that are no longer wanted are aborted", () => {
     expect(calls[0]!.signal!.aborted).toBe(true);
     expect(calls.map((c) => c.req.speculative ?? false)).toEqual([false, true]);
     expect(calls[1]!.signal!.aborted).toBe(false);
-    calls[1]!.release();
-    const final = await stream.finish(new Float32Array(RATE + RATE / 2));
+    // Speech goes on briefly, then pauses again: the first pause's decode gives way too.
+    stream.partial(new Float32Array(RATE * 2), true);
+    await Bun.sleep(0);
+    expect(calls[1]!.signal!.aborted).toBe(true);
+    expect(calls.map((c) => c.req.audio.length / RATE)).toEqual([1, 1.5, 2]);
+    calls[2]!.release();
+    const final = await stream.finish(new Float32Array(RATE * 2));
     expect(final.text).toBe("hello");
+    expect(calls).toHaveLength(3);
     expect(errors).toEqual([]); // an abort is not an error
   });
 

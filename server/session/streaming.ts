@@ -219,8 +219,9 @@ export class UtteranceStream {
     if (pause) {
       this.queuedPause = audio;
       this.queued = null; // older than the pause audio
-      // A partial decode still running saw less than the pause audio: it gives way.
-      if (this.inflight?.partial) this.inflight.abort.abort();
+      // A decode still running (a partial, or the speculative final of an earlier pause that speech
+      // went on after) saw less than the pause audio: it gives way.
+      this.inflight?.abort.abort();
     } else this.queued = audio;
     this.running ??= this.runPartials();
   }
