@@ -90,7 +90,7 @@ for (const name of CLIPS) {
   const wav = readWavFile(path.join(sharedAudio, name));
   if (wav.sampleRate !== RATE || wav.channels !== 1) throw new Error(`${name}: 16 kHz mono clips only`);
   const [s, e] = speechBounds(wav.samples);
-  clips.push({ name, offset: cursor, duration: wav.samples.length / RATE, speechStart: cursor + s, speechEnd: cursor + e, reference: references.get(name) ?? "" });
+  clips.push({ name, offset: cursor, duration: wav.samples.length / RATE, speechStart: cursor + s, speechEnd: cursor + e, reference: (references.get(name) ?? "").replace(/\[spk\d+\]/g, " ") });
   parts.push(wav.samples, new Float32Array(GAP_S * RATE));
   cursor += wav.samples.length / RATE + GAP_S;
 }
