@@ -400,3 +400,38 @@ describe("decodes that are no longer wanted are aborted", () => {
     expect((await final).text).toBe("hello");
   });
 });
+
+describe("a final decode that skipped committed words", () => {
+  test("is decoded again without the prompt", async () => {
+    const all = [w("a", 0, 0.3), w("b", 0.4, 0.7), w("c", 0.8, 1.1), w("d", 1.2, 1.5), w("e", 1.9, 2.2)];
+    const calls: StreamDecodeRequest[] = [];
+    const stream = new UtteranceStream({
+      profile: STREAMING_PROFILES.low_latency,
+      context: "earlier words",
+      decode: async (req) => {
+        calls.push(req);
+        const end = req.audio.length / RATE;
+        // With a prompt, the final-settings decode hears only "d" (Whisper skipping what it takes for said).
+        const words = !req.partial && req.previousText !== "" ? [all[3]!] : all.filter((x) => x.end <= end);
+        return { text: texts(words), language: "en", confidence: 1, words, noSpeech: false };
+      },
+    });
+    for (const s of [1.8, 1.9]) {
+      stream.partial(new Float32Array(s * RATE));
+      await stream.idle();
+    }
+    expect(texts(stream.committedWords)).toBe("a b c d");
+    stream.partial(new Float32Array(2.3 * RATE), true);
+    await stream.idle();
+    const final = await stream.finish(new Float32Array(2.3 * RATE));
+    expect(final.text).toBe("a b c d e");
+    expect(stream.stats.finalReused).toBe(false);
+    expect(calls.map((c) => [c.partial, c.previousText])).toEqual([
+      [true, "earlier words"],
+      [true, "earlier words"],
+      [false, "earlier words"], // the speculative decode: skipped, not used
+      [false, "earlier words"], // the final's own decode: skipped too
+      [false, ""],
+    ]);
+  });
+});

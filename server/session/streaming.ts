@@ -23,7 +23,9 @@
  * - The final is the committed words plus the tail: the tail of the newest decode that covered the
  *   whole utterance when it was a final-settings decode (the speculative one) or the profile allows
  *   reusing partial decodes (`reuseCoveringDecode`), else of one decode of the buffer with the final
- *   search settings.
+ *   search settings. A decode with fewer words than the committed words it should repeat skipped
+ *   audio (Whisper does when the prompt ends mid-sentence): the final then decodes the buffer again,
+ *   without the prompt if needed.
  *
  * The module knows no engine and no session: it is given a `decode` function.
  */
@@ -168,6 +170,11 @@ interface Decoded {
   language: string;
   confidence: number;
   partial: boolean;
+  /**
+   * The decode has fewer words than the committed words it should repeat: Whisper skipped part of
+   * the buffer (it does so when the prompt ends mid-sentence and the buffer goes on from there).
+   */
+  skipped: boolean;
 }
 
 /** The streaming state of one utterance. */
@@ -273,9 +280,12 @@ export class UtteranceStream {
       if (usable(this.inflight)) d = await this.inflight.decoded.catch(() => null);
       else this.inflight.abort.abort(); // not needed: frees the engine for the final's decode
     } else if (this.latest && usable(this.latest)) d = this.latest;
+    if (d?.skipped) d = null;
     this.stats.finalReused = d !== null;
     if (d === null) {
       d = await this.decodeBuffer(audio, false, p.finalBeamSize);
+      // Decoded again without the prompt, which is what made Whisper skip.
+      if (d.skipped) d = await this.decodeBuffer(audio, false, p.finalBeamSize, false, undefined, false);
     } else {
       // The newest decode's tail. It saw the utterance plus a little of the pause after it, so its
       // (interpolated) word times may run past the final audio: they are clamped, no word dropped.
@@ -286,9 +296,9 @@ export class UtteranceStream {
     return this.view(d.tentative, d);
   }
 
-  private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number, speculative = false, signal?: AbortSignal): Promise<Decoded> {
+  private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number, speculative = false, signal?: AbortSignal, prompt = true): Promise<Decoded> {
     const buffer = audio.subarray(Math.min(this.bufferStart, audio.length));
-    const previousText = [this.opts.context ?? "", ...this.done.map((w) => w.word)].join(" ").trim();
+    const previousText = prompt ? [this.opts.context ?? "", ...this.done.map((w) => w.word)].join(" ").trim() : "";
     const seconds = buffer.length / this.rate;
     this.stats.decodes++;
     this.stats.decodedSeconds += seconds;
@@ -299,7 +309,8 @@ export class UtteranceStream {
       .filter((w) => w.word.trim() !== "")
       .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
     const k = alignToCommitted(words, this.committed);
-    const decoded: Decoded = { audioEnd: audio.length, tentative: words.slice(k), language: r.language, confidence: r.confidence, partial };
+    const skipped = words.length < this.committed.length;
+    const decoded: Decoded = { audioEnd: audio.length, tentative: words.slice(k), language: r.language, confidence: r.confidence, partial, skipped };
     this.latest = decoded;
     return decoded;
   }
