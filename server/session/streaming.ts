@@ -8,7 +8,7 @@
  *   max(partial interval, decode time).
  * - LocalAgreement-n: the words after the committed ones are *tentative*; the longest prefix that
  *   the last `agreement` decodes share (compared without case and punctuation) is committed, up to
- *   the last word that ends `commitMarginS` before the end of the newest decode's audio, and
+ *   the last word that ends `commitMarginS` before the end of the audio in each of those decodes, and
  *   only once the utterance has `minCommitAudioS` of audio.
  *   Committed words are never taken back: every partial and the final start with them.
  * - Bounded cost: once the buffer is longer than `maxBufferS`, it is cut at the end of the latest
@@ -186,6 +186,8 @@ export class UtteranceStream {
   private readonly committed: WordTiming[] = [];
   /** Tentative words of the last decodes, newest last, each relative to the current commit. */
   private history: WordTiming[][] = [];
+  /** Seconds of the utterance each decode of `history` covered. */
+  private historyEnds: number[] = [];
   private bufferStart = 0;
   private latest: Decoded | null = null;
   private running: Promise<void> | null = null;
@@ -319,12 +321,18 @@ export class UtteranceStream {
   private agree(d: Decoded): void {
     const n = Math.max(1, this.opts.profile.agreement);
     this.history.push(d.tentative);
-    if (this.history.length > n) this.history = this.history.slice(-n);
+    this.historyEnds.push(d.audioEnd / this.rate);
+    if (this.history.length > n) {
+      this.history = this.history.slice(-n);
+      this.historyEnds = this.historyEnds.slice(-n);
+    }
     if (this.history.length < n) return;
     if (d.audioEnd / this.rate < this.opts.profile.minCommitAudioS) return;
     let agreed = agreedPrefix(this.history);
-    const limit = d.audioEnd / this.rate - this.opts.profile.commitMarginS;
-    while (agreed > 0 && d.tentative[agreed - 1]!.end > limit) agreed--;
+    // In each agreeing decode, the word ends the margin before that decode's audio does.
+    const margin = this.opts.profile.commitMarginS;
+    const settled = (k: number) => this.history.every((h, i) => h[k - 1]!.end <= this.historyEnds[i]! - margin);
+    while (agreed > 0 && !settled(agreed)) agreed--;
     if (agreed === 0) return;
     // The newest decode's spelling and timings are kept.
     this.committed.push(...d.tentative.slice(0, agreed));
