@@ -90,7 +90,7 @@ for (const name of CLIPS) {
   const wav = readWavFile(path.join(sharedAudio, name));
   if (wav.sampleRate !== RATE || wav.channels !== 1) throw new Error(`${name}: 16 kHz mono clips only`);
   const [s, e] = speechBounds(wav.samples);
-  clips.push({ name, offset: cursor, duration: wav.samples.length / RATE, speechStart: cursor + s, speechEnd: cursor + e, reference: references.get(name) ?? "" });
+  clips.push({ name, offset: cursor, duration: wav.samples.length / RATE, speechStart: cursor + s, speechEnd: cursor + e, reference: (references.get(name) ?? "").replace(/\[spk\d+\]/g, " ") });
   parts.push(wav.samples, new Float32Array(GAP_S * RATE));
   cursor += wav.samples.length / RATE + GAP_S;
 }
@@ -289,6 +289,8 @@ function summarise(system: string, streams: number, results: ClipResult[][], cpu
 
 const rows: Row[] = [];
 const texts: Record<string, string[]> = {};
+/** Per system and concurrency: each clip's final and first-transcript latency (ms), for pooling runs. */
+const latencies: Record<string, { clip: string; finalMs: number | null; firstMs: number | null }[]> = {};
 const started = new Date().toISOString();
 
 // Offline baseline and the service.
@@ -317,6 +319,7 @@ if (SYSTEMS.includes("service")) {
     const d = process.cpuUsage(cpu0);
     const results = seen.map((s) => analyse(t0, s));
     texts[`service x${n}`] = results.flat().map((r) => `${r.clip}: ${r.text}`);
+    latencies[`service x${n}`] = results.flat().map(({ clip, finalMs, firstMs }) => ({ clip, finalMs, firstMs }));
     rows.push(summarise(`service (${args.profile})`, n, results, (d.user + d.system) / 1e6, load));
     console.log(JSON.stringify(rows[rows.length - 1]));
   }
@@ -359,6 +362,7 @@ if (SYSTEMS.includes("whisperlive")) {
       const cpu = procCpu(server.pid) - cpu0;
       const results = seen.map((s) => analyse(t0, s));
       texts[`whisperlive x${n}`] = results.flat().map((r) => `${r.clip}: ${r.text}`);
+      latencies[`whisperlive x${n}`] = results.flat().map(({ clip, finalMs, firstMs }) => ({ clip, finalMs, firstMs }));
       rows.push(summarise("WhisperLive 0.10.0 (faster-whisper, int8)", n, results, cpu, load));
       console.log(JSON.stringify(rows[rows.length - 1]));
     }
@@ -377,5 +381,5 @@ for (const r of rows) {
 console.log("\n(final = end of speech → final transcript, minus the endpointing window, for both systems)");
 const out = path.join(ROOT, "bench", "results");
 mkdirSync(out, { recursive: true });
-writeFileSync(path.join(out, "latency.json"), JSON.stringify({ started, clips, endpointing: ENDPOINTING, profile: args.profile, threads: THREADS, offlineWer, rows, texts }, null, 2));
+writeFileSync(path.join(out, "latency.json"), JSON.stringify({ started, clips, endpointing: ENDPOINTING, profile: args.profile, threads: THREADS, offlineWer, rows, texts, latencies }, null, 2));
 process.exit(0);

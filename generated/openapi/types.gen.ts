@@ -674,7 +674,7 @@ export type LanguageConfig = {
 export type LatencyProfile = 'low_latency' | 'balanced' | 'accurate';
 
 /**
- * How a latency profile streams an utterance: a partial is decoded every `partial_interval_ms` of new audio (and when a pause begins); words are committed once `agreement` successive decodes agree on them and never change afterwards; the decoded audio is cut at a committed sentence end once it is longer than `max_buffer_s`; the final is the committed words plus the tail, taken from the last partial when that one covered the whole utterance and `final_reuses_partial` is true, else decoded with a beam of `final_beam_size`.
+ * How a latency profile streams an utterance: a partial is decoded every `partial_interval_ms` of new speech; words are committed once `agreement` successive decodes agree on them and never change afterwards; the decoded audio is cut at a committed sentence end once it is longer than `max_buffer_s`. When a pause begins, the utterance is decoded at once with a beam of `final_beam_size` (the speculative final); the final is the committed words plus the tail, taken from that decode when the pause ended the utterance, else from the last partial when that one covered the whole utterance and `final_reuses_partial` is true, else decoded with a beam of `final_beam_size`.
  */
 export type LatencyProfileSettings = {
     partial_interval_ms: number;

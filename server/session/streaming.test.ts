@@ -204,3 +204,234 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     expect(final.text).toBe("hello");
   });
 });
+
+describe("speculative final at a pause", () => {
+  // 6 words of 0.4 s: 2.4 s of speech; the pause partial's audio ends 64 ms after it.
+  const script = Array.from({ length: 6 }, (_, i) => w(`v${i}`, i * 0.4, i * 0.4 + 0.35));
+  const pauseEnd = Math.round(2.414 * RATE);
+
+  function setup(p: StreamingProfile) {
+    const log: StreamDecodeRequest[] = [];
+    const views: StreamView[] = [];
+    let stream: UtteranceStream;
+    const decode = scriptedDecode(script, log)(() => stream.bufferStartSeconds);
+    stream = new UtteranceStream({ profile: p, decode, onPartial: (v) => views.push(v) });
+    return { log, views, stream: stream! };
+  }
+
+  for (const name of ["low_latency", "balanced", "accurate"] as const) {
+    test(`${name}: the pause's decode has the final settings and is the final, no decode after the window`, async () => {
+      const p = STREAMING_PROFILES[name];
+      const { log, views, stream } = setup(p);
+      const audio = new Float32Array(3 * RATE);
+      for (let t = 0.5; t < 2.4; t += 0.5) {
+        stream.partial(audio.subarray(0, Math.round(t * RATE)));
+        await stream.idle();
+      }
+      stream.partial(audio.subarray(0, pauseEnd), true);
+      await stream.idle();
+      const spec = log[log.length - 1]!;
+      expect(spec.partial).toBe(false);
+      expect(spec.speculative).toBe(true);
+      expect(spec.beamSize).toBe(p.finalBeamSize);
+      // It also refreshed the partial view.
+      expect(texts(views[views.length - 1]!.words)).toBe(texts(script));
+      const decodes = log.length;
+      const final = await stream.finish(audio.subarray(0, pauseEnd));
+      expect(log.length).toBe(decodes);
+      expect(stream.stats.finalReused).toBe(true);
+      expect(texts(final.words)).toBe(texts(script));
+      expectNoRetraction([...views, final]);
+    });
+  }
+
+  test("the pause audio is decoded next, before newer partial audio", async () => {
+    let release!: () => void;
+    const calls: StreamDecodeRequest[] = [];
+    const stream = new UtteranceStream({
+      profile: STREAMING_PROFILES.balanced,
+      decode: async (req) => {
+        calls.push(req);
+        if (calls.length === 1) await new Promise<void>((r) => (release = r));
+        return { text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false };
+      },
+    });
+    stream.partial(new Float32Array(RATE / 2));
+    stream.partial(new Float32Array(RATE), true);
+    stream.partial(new Float32Array(RATE + RATE / 4)); // speech resumed
+    release();
+    await stream.idle();
+    expect(calls.map((c) => [c.audio.length / RATE, c.partial, c.speculative ?? false])).toEqual([
+      [0.5, true, false],
+      [1, false, true],
+      [1.25, true, false],
+    ]);
+  });
+
+  test("a speculative decode in flight is awaited by the final (even where partial decodes are not reused)", async () => {
+    let release!: () => void;
+    const blocked = new Promise<void>((r) => (release = r));
+    const calls: StreamDecodeRequest[] = [];
+    const stream = new UtteranceStream({
+      profile: STREAMING_PROFILES.accurate,
+      decode: async (req) => {
+        calls.push(req);
+        await blocked;
+        return { text: "hello there", language: "en", confidence: 1, words: [w("hello", 0, 0.5), w("there", 0.6, 0.9)], noSpeech: false };
+      },
+    });
+    stream.partial(new Float32Array(RATE), true);
+    const final = stream.finish(new Float32Array(RATE - 200));
+    release();
+    expect((await final).text).toBe("hello there");
+    expect(calls.map((c) => c.speculative)).toEqual([true]);
+  });
+
+  test("speech resuming after the pause: the final covers the later speech too", async () => {
+    for (const name of ["low_latency", "accurate"] as const) {
+      const { log, stream } = setup(STREAMING_PROFILES[name]);
+      const audio = new Float32Array(3 * RATE);
+      stream.partial(audio.subarray(0, Math.round(1.214 * RATE)), true); // a pause after v2
+      await stream.idle();
+      expect(log[0]!.speculative).toBe(true);
+      for (const t of [1.6, 2.0]) {
+        stream.partial(audio.subarray(0, Math.round(t * RATE)));
+        await stream.idle();
+      }
+      const final = await stream.finish(audio.subarray(0, pauseEnd));
+      expect(stream.stats.finalReused).toBe(false);
+      expect(texts(final.words)).toBe(texts(script));
+      expect(log[log.length - 1]!.partial).toBe(false);
+      expect(log[log.length - 1]!.speculative).toBeUndefined();
+    }
+  });
+});
+
+describe("commit margin", () => {
+  /** Every decode hears "hello wor": the audio ends 0.1 s after the start of a cut-off word. */
+  async function committedAfterTwo(commitMarginS: number): Promise<string> {
+    const stream = new UtteranceStream({
+      profile: { ...STREAMING_PROFILES.low_latency, commitMarginS },
+      decode: async (req) => {
+        const end = req.audio.length / RATE;
+        const words = [w("hello", 0, 0.5), w("wor", end - 0.2, end)];
+        return { text: "hello wor", language: "en", confidence: 1, words, noSpeech: false };
+      },
+    });
+    for (const s of [2, 2.1]) {
+      stream.partial(new Float32Array(s * RATE));
+      await stream.idle();
+    }
+    return texts(stream.committedWords);
+  }
+
+  test("a word ending within the margin of the decoded audio's end is not committed, however often it is agreed on", async () => {
+    expect(await committedAfterTwo(0)).toBe("hello wor");
+    expect(await committedAfterTwo(0.3)).toBe("hello");
+  });
+
+  test("every profile keeps a margin and a minimum decoded length", () => {
+    for (const p of Object.values(STREAMING_PROFILES)) {
+      expect(p.commitMarginS).toBeGreaterThan(0);
+      expect(p.minCommitAudioS).toBeGreaterThan(0);
+    }
+  });
+
+  test("nothing is committed before the utterance has the minimum audio", async () => {
+    const stream = new UtteranceStream({
+      profile: { ...STREAMING_PROFILES.low_latency, minCommitAudioS: 1.5 },
+      decode: async () => ({ text: "like your", language: "en", confidence: 1, words: [w("like", 0, 0.3), w("your", 0.4, 0.6)], noSpeech: false }),
+    });
+    for (const s of [1, 1.2, 1.4]) {
+      stream.partial(new Float32Array(s * RATE));
+      await stream.idle();
+    }
+    expect(stream.committedWords).toEqual([]);
+    stream.partial(new Float32Array(1.6 * RATE));
+    await stream.idle();
+    expect(texts(stream.committedWords)).toBe("like your");
+  });
+});
+
+describe("decodes that are no longer wanted are aborted", () => {
+  /** A decode that waits until released or aborted (then it rejects). */
+  function gated() {
+    const calls: { req: StreamDecodeRequest; signal?: AbortSignal; release: () => void }[] = [];
+    const decode = (req: StreamDecodeRequest, signal?: AbortSignal) =>
+      new Promise<TranscribeResult>((resolve, reject) => {
+        const release = () => resolve({ text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false });
+        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+        calls.push({ req, signal, release });
+      });
+    return { calls, decode };
+  }
+
+  test("a pause aborts the partial decode in flight; its own decode starts at once", async () => {
+    const { calls, decode } = gated();
+    const errors: unknown[] = [];
+    const stream = new UtteranceStream({ profile: STREAMING_PROFILES.low_latency, decode, onError: (e) => errors.push(e) });
+    stream.partial(new Float32Array(RATE));
+    stream.partial(new Float32Array(RATE + RATE / 2), true);
+    await Bun.sleep(0);
+    expect(calls[0]!.signal!.aborted).toBe(true);
+    expect(calls.map((c) => c.req.speculative ?? false)).toEqual([false, true]);
+    expect(calls[1]!.signal!.aborted).toBe(false);
+    // Speech goes on briefly, then pauses again: the first pause's decode gives way too.
+    stream.partial(new Float32Array(RATE * 2), true);
+    await Bun.sleep(0);
+    expect(calls[1]!.signal!.aborted).toBe(true);
+    expect(calls.map((c) => c.req.audio.length / RATE)).toEqual([1, 1.5, 2]);
+    calls[2]!.release();
+    const final = await stream.finish(new Float32Array(RATE * 2));
+    expect(final.text).toBe("hello");
+    expect(calls).toHaveLength(3);
+    expect(errors).toEqual([]); // an abort is not an error
+  });
+
+  test("the final aborts a decode in flight that it does not use", async () => {
+    const { calls, decode } = gated();
+    const stream = new UtteranceStream({ profile: STREAMING_PROFILES.balanced, decode });
+    stream.partial(new Float32Array(RATE));
+    const final = stream.finish(new Float32Array(2 * RATE));
+    await Bun.sleep(0);
+    expect(calls[0]!.signal!.aborted).toBe(true);
+    expect(calls[1]!.req.partial).toBe(false);
+    calls[1]!.release();
+    expect((await final).text).toBe("hello");
+  });
+});
+
+describe("a final decode that skipped committed words", () => {
+  test("is decoded again without the prompt", async () => {
+    const all = [w("a", 0, 0.3), w("b", 0.4, 0.7), w("c", 0.8, 1.1), w("d", 1.2, 1.5), w("e", 1.9, 2.2)];
+    const calls: StreamDecodeRequest[] = [];
+    const stream = new UtteranceStream({
+      profile: STREAMING_PROFILES.low_latency,
+      context: "earlier words",
+      decode: async (req) => {
+        calls.push(req);
+        const end = req.audio.length / RATE;
+        // With a prompt, the final-settings decode hears only "d" (Whisper skipping what it takes for said).
+        const words = !req.partial && req.previousText !== "" ? [all[3]!] : all.filter((x) => x.end <= end);
+        return { text: texts(words), language: "en", confidence: 1, words, noSpeech: false };
+      },
+    });
+    for (const s of [1.8, 1.9]) {
+      stream.partial(new Float32Array(s * RATE));
+      await stream.idle();
+    }
+    expect(texts(stream.committedWords)).toBe("a b c d");
+    stream.partial(new Float32Array(2.3 * RATE), true);
+    await stream.idle();
+    const final = await stream.finish(new Float32Array(2.3 * RATE));
+    expect(final.text).toBe("a b c d e");
+    expect(stream.stats.finalReused).toBe(false);
+    expect(calls.map((c) => [c.partial, c.previousText])).toEqual([
+      [true, "earlier words"],
+      [true, "earlier words"],
+      [false, "earlier words"], // the speculative decode: skipped, not used
+      [false, "earlier words"], // the final's own decode: skipped too
+      [false, ""],
+    ]);
+  });
+});

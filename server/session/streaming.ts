@@ -7,16 +7,25 @@
  *   arrives while one runs is decoded next (only the newest), so the cadence is
  *   max(partial interval, decode time).
  * - LocalAgreement-n: the words after the committed ones are *tentative*; the longest prefix that
- *   the last `agreement` decodes share (compared without case and punctuation) is committed.
+ *   the last `agreement` decodes share (compared without case and punctuation) is committed, up to
+ *   the last word that ends `commitMarginS` before the end of the audio in each of those decodes, and
+ *   only once the utterance has `minCommitAudioS` of audio.
  *   Committed words are never taken back: every partial and the final start with them.
  * - Bounded cost: once the buffer is longer than `maxBufferS`, it is cut at the end of the latest
  *   committed word that closes a sentence or a timed segment (a gap between word timings); the
  *   words before the cut leave the buffer and become prompt. Past `hardBufferS` it is cut at the
  *   last committed word whatever it is. A decode therefore never covers more than about
  *   `hardBufferS` plus one partial interval of audio.
- * - The final is the committed words plus the tail: the tail of the newest decode when that decode
- *   already covered the whole utterance and the profile allows it (`reuseCoveringDecode`), else of
- *   one decode of the buffer with the final search settings (`finalBeamSize`).
+ * - Speculative final: when speech pauses (`pause`), the utterance as it stands is decoded next with
+ *   the final search settings (`finalBeamSize`), ahead of any newer partial audio. If the pause
+ *   becomes the utterance's end, that decode is the final's tail: no decode runs after the
+ *   endpointing window. If speech resumes, it serves as one more partial decode.
+ * - The final is the committed words plus the tail: the tail of the newest decode that covered the
+ *   whole utterance when it was a final-settings decode (the speculative one) or the profile allows
+ *   reusing partial decodes (`reuseCoveringDecode`), else of one decode of the buffer with the final
+ *   search settings. A decode with fewer words than the committed words it should repeat skipped
+ *   audio (Whisper does when the prompt ends mid-sentence): the final then decodes the buffer again,
+ *   without the prompt if needed.
  *
  * The module knows no engine and no session: it is given a `decode` function.
  */
@@ -35,8 +44,18 @@ export interface StreamingProfile {
   hardBufferS: number;
   /** Beam size of the final's tail decode (1 = greedy). */
   finalBeamSize: number;
-  /** The final reuses the newest partial decode when it covered the whole utterance. */
+  /** The final may reuse the newest partial decode (greedy, no fallback) when it covered the whole utterance. */
   reuseCoveringDecode: boolean;
+  /**
+   * Only words ending at least this many seconds before the end of a decode's audio are committed:
+   * a word cut off by the end of the audio is often misheard the same way by successive decodes.
+   */
+  commitMarginS: number;
+  /**
+   * Nothing is committed before the utterance has this many seconds of audio: the first words,
+   * decoded with little audio after them, are often misheard alike by successive decodes.
+   */
+  minCommitAudioS: number;
 }
 
 /**
@@ -45,9 +64,9 @@ export interface StreamingProfile {
  * uncommitted tail with a beam search at the end.
  */
 export const STREAMING_PROFILES: Record<LatencyProfile, StreamingProfile> = {
-  low_latency: { partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true },
-  balanced: { partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true },
-  accurate: { partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false },
+  low_latency: { partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5 },
+  balanced: { partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5 },
+  accurate: { partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, commitMarginS: 0.3, minCommitAudioS: 1.5 },
 };
 
 export function streamingProfile(name: string | undefined): StreamingProfile {
@@ -60,11 +79,14 @@ export interface StreamDecodeRequest {
   /** Earlier text (previous utterances and the committed words before the buffer). */
   previousText: string;
   partial: boolean;
+  /** A final-settings decode of a pause (the speculative final): it may be discarded. */
+  speculative?: boolean;
   /** Beam size asked for a final decode. */
   beamSize?: number;
 }
 
-export type StreamDecode = (req: StreamDecodeRequest) => Promise<TranscribeResult>;
+/** `signal`: the stream no longer wants the result (the decode may stop early and reject). */
+export type StreamDecode = (req: StreamDecodeRequest, signal?: AbortSignal) => Promise<TranscribeResult>;
 
 /** What a partial or final shows: committed words first (never retracted), then the tentative tail. */
 export interface StreamView {
@@ -148,6 +170,11 @@ interface Decoded {
   language: string;
   confidence: number;
   partial: boolean;
+  /**
+   * The decode has fewer words than the committed words it should repeat: Whisper skipped part of
+   * the buffer (it does so when the prompt ends mid-sentence and the buffer goes on from there).
+   */
+  skipped: boolean;
 }
 
 /** The streaming state of one utterance. */
@@ -159,15 +186,20 @@ export class UtteranceStream {
   private readonly committed: WordTiming[] = [];
   /** Tentative words of the last decodes, newest last, each relative to the current commit. */
   private history: WordTiming[][] = [];
+  /** Seconds of the utterance each decode of `history` covered. */
+  private historyEnds: number[] = [];
   private bufferStart = 0;
   private latest: Decoded | null = null;
   private running: Promise<void> | null = null;
-  /** The partial decode in flight and the utterance samples it covers. */
-  private inflight: { decoded: Promise<Decoded>; audioEnd: number } | null = null;
+  /** The decode in flight, the utterance samples it covers, whether it is a partial one, and its abort. */
+  private inflight: { decoded: Promise<Decoded>; audioEnd: number; partial: boolean; abort: AbortController } | null = null;
+  /** Newest partial audio waiting for the running decode to end. */
   private queued: Float32Array | null = null;
+  /** Audio of a pause waiting for the running decode to end: decoded next, with the final settings. */
+  private queuedPause: Float32Array | null = null;
   private finished = false;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
-  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0 };
+  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false };
 
   constructor(private readonly opts: UtteranceStreamOptions) {
     this.rate = opts.sampleRate ?? 16000;
@@ -186,32 +218,42 @@ export class UtteranceStream {
   /**
    * The utterance so far (all of it, from its first sample). Decodes now unless one is running,
    * in which case this audio is decoded next (replacing any audio already waiting).
+   *
+   * `pause`: speech has paused and `audio` ends where the final's audio would if it does not resume.
+   * It is decoded with the final settings, next (before any newer partial audio): the speculative
+   * final.
    */
-  partial(audio: Float32Array): void {
+  partial(audio: Float32Array, pause = false): void {
     if (this.finished) return;
-    if (this.running) {
-      this.queued = audio;
-      return;
-    }
-    this.running = this.runPartials(audio);
+    if (pause) {
+      this.queuedPause = audio;
+      this.queued = null; // older than the pause audio
+      // A decode still running (a partial, or the speculative final of an earlier pause that speech
+      // went on after) saw less than the pause audio: it gives way.
+      this.inflight?.abort.abort();
+    } else this.queued = audio;
+    this.running ??= this.runPartials();
   }
 
-  private async runPartials(first: Float32Array): Promise<void> {
-    let audio: Float32Array | null = first;
-    while (audio && !this.finished) {
+  private async runPartials(): Promise<void> {
+    for (;;) {
+      const pause = this.queuedPause !== null;
+      const audio = this.queuedPause ?? this.queued;
+      if (audio === null || this.finished) break;
+      if (pause) this.queuedPause = null;
+      else this.queued = null;
+      const abort = new AbortController();
       try {
-        const decoded = this.decodeBuffer(audio, true, 1);
-        this.inflight = { decoded, audioEnd: audio.length };
+        const decoded = this.decodeBuffer(audio, !pause, this.opts.profile.finalBeamSize, pause, abort.signal);
+        this.inflight = { decoded, audioEnd: audio.length, partial: !pause, abort };
         const d = await decoded.finally(() => (this.inflight = null));
         if (this.finished) break;
         this.agree(d);
         this.cut();
         this.opts.onPartial?.(this.view(this.history[this.history.length - 1] ?? [], d));
       } catch (e) {
-        this.opts.onError?.(e);
+        if (!abort.signal.aborted) this.opts.onError?.(e);
       }
-      audio = this.queued;
-      this.queued = null;
     }
     this.running = null;
   }
@@ -223,22 +265,29 @@ export class UtteranceStream {
 
   /**
    * The utterance is complete: the committed words plus the tail. The tail comes from the newest
-   * partial decode when it covers the whole utterance and the profile allows it (one in flight is
-   * awaited); otherwise from a new decode, started at once (a partial decode still in flight that
-   * does not cover the utterance is not waited for). Partials that arrive later are ignored.
+   * decode when it covers the whole utterance and is a final-settings decode (the speculative
+   * final) or the profile allows reusing partial decodes; one in flight is awaited. Otherwise it
+   * comes from a new decode, started at once (a decode still in flight that does not cover the
+   * utterance is not waited for). Partials that arrive later are ignored.
    */
   async finish(audio: Float32Array): Promise<StreamView> {
     this.queued = null;
+    this.queuedPause = null;
     this.finished = true;
     const p = this.opts.profile;
     const covers = (end: number) => end >= audio.length - Math.round(0.02 * this.rate);
+    const usable = (x: { audioEnd: number; partial: boolean }) => covers(x.audioEnd) && (!x.partial || p.reuseCoveringDecode);
     let d: Decoded | null = null;
-    if (p.reuseCoveringDecode) {
-      if (this.inflight && covers(this.inflight.audioEnd)) d = await this.inflight.decoded.catch(() => null);
-      else if (!this.inflight && this.latest && covers(this.latest.audioEnd)) d = this.latest;
-    }
+    if (this.inflight) {
+      if (usable(this.inflight)) d = await this.inflight.decoded.catch(() => null);
+      else this.inflight.abort.abort(); // not needed: frees the engine for the final's decode
+    } else if (this.latest && usable(this.latest)) d = this.latest;
+    if (d?.skipped) d = null;
+    this.stats.finalReused = d !== null;
     if (d === null) {
       d = await this.decodeBuffer(audio, false, p.finalBeamSize);
+      // Decoded again without the prompt, which is what made Whisper skip.
+      if (d.skipped) d = await this.decodeBuffer(audio, false, p.finalBeamSize, false, undefined, false);
     } else {
       // The newest decode's tail. It saw the utterance plus a little of the pause after it, so its
       // (interpolated) word times may run past the final audio: they are clamped, no word dropped.
@@ -249,20 +298,21 @@ export class UtteranceStream {
     return this.view(d.tentative, d);
   }
 
-  private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number): Promise<Decoded> {
+  private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number, speculative = false, signal?: AbortSignal, prompt = true): Promise<Decoded> {
     const buffer = audio.subarray(Math.min(this.bufferStart, audio.length));
-    const previousText = [this.opts.context ?? "", ...this.done.map((w) => w.word)].join(" ").trim();
+    const previousText = prompt ? [this.opts.context ?? "", ...this.done.map((w) => w.word)].join(" ").trim() : "";
     const seconds = buffer.length / this.rate;
     this.stats.decodes++;
     this.stats.decodedSeconds += seconds;
     this.stats.maxDecodedSeconds = Math.max(this.stats.maxDecodedSeconds, seconds);
-    const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }) });
+    const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }), ...(speculative ? { speculative } : {}) }, signal);
     const offset = this.bufferStart / this.rate;
     const words = (r.noSpeech ? [] : r.words)
       .filter((w) => w.word.trim() !== "")
       .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
     const k = alignToCommitted(words, this.committed);
-    const decoded: Decoded = { audioEnd: audio.length, tentative: words.slice(k), language: r.language, confidence: r.confidence, partial };
+    const skipped = words.length < this.committed.length;
+    const decoded: Decoded = { audioEnd: audio.length, tentative: words.slice(k), language: r.language, confidence: r.confidence, partial, skipped };
     this.latest = decoded;
     return decoded;
   }
@@ -271,9 +321,18 @@ export class UtteranceStream {
   private agree(d: Decoded): void {
     const n = Math.max(1, this.opts.profile.agreement);
     this.history.push(d.tentative);
-    if (this.history.length > n) this.history = this.history.slice(-n);
+    this.historyEnds.push(d.audioEnd / this.rate);
+    if (this.history.length > n) {
+      this.history = this.history.slice(-n);
+      this.historyEnds = this.historyEnds.slice(-n);
+    }
     if (this.history.length < n) return;
-    const agreed = agreedPrefix(this.history);
+    if (d.audioEnd / this.rate < this.opts.profile.minCommitAudioS) return;
+    let agreed = agreedPrefix(this.history);
+    // In each agreeing decode, the word ends the margin before that decode's audio does.
+    const margin = this.opts.profile.commitMarginS;
+    const settled = (k: number) => this.history.every((h, i) => h[k - 1]!.end <= this.historyEnds[i]! - margin);
+    while (agreed > 0 && !settled(agreed)) agreed--;
     if (agreed === 0) return;
     // The newest decode's spelling and timings are kept.
     this.committed.push(...d.tentative.slice(0, agreed));

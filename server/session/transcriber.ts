@@ -133,7 +133,7 @@ export class Transcriber {
           break;
         case "utterance_partial":
           this.openStart[c] = t0 + e.start;
-          this.partial(c, e.utteranceIndex, e.audio, t0 + e.start);
+          this.partial(c, e.utteranceIndex, e.audio, t0 + e.start, e.pause);
           break;
         case "utterance_final":
           this.openStart[c] = e.reason === "max_duration" ? t0 + e.end : null;
@@ -207,7 +207,7 @@ export class Transcriber {
    * A growing utterance: its streaming policy decodes it (one decode at a time, the newest audio
    * next) and each decode yields a partial that starts with the committed words.
    */
-  private partial(channel: number, index: number, audio: Float32Array, start: number): void {
+  private partial(channel: number, index: number, audio: Float32Array, start: number, pause: boolean): void {
     const key = this.utteranceKey(channel, index);
     if (!this.host.wants("receive_partial_transcripts") || this.finalized.has(key)) return;
     let entry = this.streams.get(key);
@@ -218,14 +218,14 @@ export class Transcriber {
           profile: this.streaming,
           sampleRate: FRONTEND_SAMPLE_RATE,
           context: previousText(this.heard, channel),
-          decode: (req) => this.decodeForStream(channel, key, req, ++e.seq),
+          decode: (req, signal) => this.decodeForStream(channel, key, req, ++e.seq, signal),
           onPartial: (v) => this.partialView(key, channel, start, v),
         }),
       };
       entry = e;
       this.streams.set(key, entry);
     }
-    entry.stream.partial(audio);
+    entry.stream.partial(audio, pause);
   }
 
   private partialView(key: string, channel: number, start: number, v: StreamView): void {
@@ -241,10 +241,13 @@ export class Transcriber {
       .catch(() => {});
   }
 
-  /** One decode of a streamed utterance: a partial fails quietly (e.g. no capacity), a final waits and retries. */
-  private async decodeForStream(channel: number, key: string, req: StreamDecodeRequest, seq: number): Promise<TranscribeResult> {
-    const extra = { previousText: req.previousText, beamSize: req.beamSize };
-    if (req.partial) return this.transcribe(channel, key, seq, req.audio, true, extra);
+  /**
+   * One decode of a streamed utterance: a partial or a speculative final fails quietly (e.g. no
+   * capacity; the final then decodes anew), a final waits and retries.
+   */
+  private async decodeForStream(channel: number, key: string, req: StreamDecodeRequest, seq: number, signal?: AbortSignal): Promise<TranscribeResult> {
+    const extra = { previousText: req.previousText, beamSize: req.beamSize, signal };
+    if (req.partial || req.speculative) return this.transcribe(channel, key, seq, req.audio, req.partial, extra);
     const r = await this.transcribeWithRetry(channel, key, 1_000_000 + seq, req.audio, extra);
     if (!r) throw new Error("final transcription failed");
     return r;
@@ -363,7 +366,7 @@ export class Transcriber {
     const languages = this.decodeLanguages();
     const vocabulary = sessionVocabulary(options);
     const previous = extra.previousText ?? previousText(this.heard, channel);
-    const r = await this.host.coordinator.transcribe({
+    const job = {
       sessionId: id,
       utteranceId: key,
       seq,
@@ -377,7 +380,8 @@ export class Transcriber {
         ...(previous !== "" ? { previousText: previous } : {}),
         ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
       },
-    });
+    };
+    const r = await this.host.coordinator.transcribe(job, extra.signal);
     if (!partial) this.transcriptionTimeS += (performance.now() - started) / 1000;
     return r;
   }
@@ -412,10 +416,11 @@ export class Transcriber {
   }
 }
 
-/** Options of one decode besides the audio: the prompt text and the beam size of a final. */
+/** Options of one decode besides the audio: the prompt text, the beam size of a final, and what aborts a streamed decode. */
 interface DecodeExtra {
   previousText?: string;
   beamSize?: number;
+  signal?: AbortSignal;
 }
 
 /** A streamed view as an engine result (times from the utterance start). */

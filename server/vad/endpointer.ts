@@ -29,8 +29,10 @@ export interface EndpointerOptions {
   /** Milliseconds between `utterance_partial` events of a growing utterance (default 500; 0 = none). */
   partialIntervalMs?: number;
   /**
-   * Also emit a partial as soon as a pause has lasted `speechPadMs` (once per pause): a recognizer
-   * can then decode the whole utterance while the endpointing window runs (default false).
+   * Also emit a partial as soon as a pause has lasted `speechPadMs` (once per pause, marked
+   * `pause`): a recognizer can then decode the whole utterance while the endpointing window runs.
+   * No interval partial is emitted while a pause runs (its audio would add only silence); the next
+   * one comes as soon as speech resumes (default false).
    */
   partialOnPause?: boolean;
   /** Probability at or above which speech may start (default 0.5). */
@@ -70,6 +72,11 @@ export interface UtterancePartialEvent {
   end: number;
   /** The utterance so far (a copy), at the VAD rate. */
   audio: Float32Array;
+  /**
+   * Emitted `speechPadMs` into a pause (`partialOnPause`): `audio` ends where the utterance's final
+   * audio would end if no speech followed.
+   */
+  pause: boolean;
 }
 
 export interface UtteranceFinalEvent {
@@ -187,7 +194,8 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     utteranceIndex++;
     utteranceStart = Math.max(lastEnd, candidateStart - preRollSamples, window.start);
     utteranceHasSpeech = true;
-    lastPartial = processed;
+    // The first partial interval runs from the detected speech start, not from its confirmation.
+    lastPartial = candidateStart;
   }
 
   function endSpeech(end: number, reason: UtteranceEndReason, events: EndpointerEvent[]): void {
@@ -239,7 +247,9 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     }
     if (speech) pausePartialSent = false;
     const pauseDue = o.partialOnPause && !pausePartialSent && silenceStart !== null && to - silenceStart >= padSamples;
-    if (partialSamples > 0 && utteranceHasSpeech && (to - lastPartial >= partialSamples || pauseDue)) {
+    // With pause partials, a pause's audio is decoded once, by the pause partial.
+    const intervalDue = to - lastPartial >= partialSamples && !(o.partialOnPause && silenceStart !== null);
+    if (partialSamples > 0 && utteranceHasSpeech && (intervalDue || pauseDue)) {
       if (pauseDue) pausePartialSent = true;
       lastPartial = to;
       events.push({
@@ -248,6 +258,7 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
         start: sec(utteranceStart),
         end: sec(to),
         audio: window.slice(utteranceStart, to),
+        pause: pauseDue,
       });
     }
   }

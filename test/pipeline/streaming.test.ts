@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
-import { normalizeWord } from "../../server/session/streaming.ts";
+import { normalizeWord, STREAMING_PROFILES } from "../../server/session/streaming.ts";
+import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
 import { chunks, createSession, RATE, RawClient, toPcm16, type Msg } from "./helpers.ts";
 import { wordEdits } from "../asr/wer.ts";
@@ -85,13 +86,21 @@ describe("streamed partials and finals on Whisper tiny.en", () => {
     expect(partials[0]!.data.utterance.end).toBeLessThan(speechEnd - 3);
     expect(transcripts.indexOf(final)).toBeGreaterThan(transcripts.indexOf(partials.at(-1)!));
 
-    // Two successive partials agree on the committed words (LocalAgreement-2), which every later
-    // partial and the final start with.
-    const texts = partials.map((m) => norm(m.data.utterance.text));
+    // Two successive partials agree on the committed words (LocalAgreement-2: those ending at least
+    // the commit margin before the audio end of both partials, once the utterance is long enough),
+    // which every later partial and the final start with.
+    const { commitMarginS, minCommitAudioS } = STREAMING_PROFILES.low_latency;
+    const timed = (u: Utterance) => u.words.map((w) => ({ word: normalizeWord(w.word), end: w.end })).filter((w) => w.word !== "");
+    const texts = partials.map((m) => timed(m.data.utterance).map((w) => w.word));
     const finalWords = norm(final.data.utterance.text);
     let committed: string[] = [];
     for (let i = 1; i < texts.length; i++) {
-      const agreed = commonPrefix(texts[i - 1]!, texts[i]!);
+      const u = partials[i]!.data.utterance;
+      if (u.end - u.start < minCommitAudioS - 0.002) continue;
+      const settled = (x: Utterance, k: number) => timed(x)[k - 1]!.end <= x.end - commitMarginS + 0.002;
+      let n = commonPrefix(texts[i - 1]!, texts[i]!).length;
+      while (n > 0 && !(settled(partials[i - 1]!.data.utterance, n) && settled(u, n))) n--;
+      const agreed = texts[i]!.slice(0, n);
       expect(startsWith(agreed, committed)).toBe(true);
       committed = agreed.length > committed.length ? agreed : committed;
       for (const later of [...texts.slice(i + 1), finalWords]) expect(startsWith(later, agreed)).toBe(true);

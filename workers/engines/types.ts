@@ -88,7 +88,8 @@ export interface LanguageProbability {
 
 export interface Engine {
   readonly info: EngineInfo;
-  transcribe(req: TranscribeRequest): Promise<TranscribeResult>;
+  /** `signal`: the caller no longer wants the result; an engine may stop early (rejecting with it). */
+  transcribe(req: TranscribeRequest, signal?: AbortSignal): Promise<TranscribeResult>;
   detectLanguage?(audio: Float32Array, candidates?: string[]): Promise<LanguageProbability[]>;
   dispose(): Promise<void>;
 }

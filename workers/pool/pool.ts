@@ -164,9 +164,13 @@ export class EnginePool {
   private abort(job: Job): void {
     const queued = this.queue.indexOf(job);
     if (queued >= 0) this.queue.splice(queued, 1);
-    // A running job keeps its worker until it answers; its result is then dropped.
+    // A running job keeps its worker until it answers (its engine is asked to stop early); its
+    // result is then dropped.
     const running = this.slots.find((s) => s.job === job);
-    if (running) running.job = { ...job, resolve: () => {}, reject: () => {}, signal: undefined };
+    if (running) {
+      running.job = { ...job, resolve: () => {}, reject: () => {}, signal: undefined };
+      running.worker.postMessage({ type: "abort", jobId: job.id } satisfies ToWorker);
+    }
     this.settle(job, abortError(job.signal!));
   }
 

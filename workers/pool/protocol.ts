@@ -16,6 +16,8 @@ export interface EngineSpec {
 export type ToWorker =
   | { type: "transcribe"; jobId: number; spec: EngineSpec; request: TranscribeRequest }
   | { type: "release"; engineId: string }
+  /** The pool no longer wants job `jobId`'s result: its engine may stop early. */
+  | { type: "abort"; jobId: number }
   /** Dispose every engine and go idle; the worker answers `{ type: "idle" }`. */
   | { type: "shutdown" };
 

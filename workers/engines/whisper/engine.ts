@@ -196,7 +196,8 @@ export class WhisperEngine implements Engine {
     return this.languageProbs(await this.encode(audio.subarray(0, WHISPER_CHUNK_SAMPLES)), candidates);
   }
 
-  async transcribe(request: TranscribeRequest): Promise<WhisperTranscribeResult> {
+  /** `signal` stops the work before the next encoder or decoder call (the promise rejects with its reason). */
+  async transcribe(request: TranscribeRequest, signal?: AbortSignal): Promise<WhisperTranscribeResult> {
     const req = request as WhisperTranscribeRequest;
     checkAudio(req.audio);
     const task = req.task ?? this.opts.task ?? "transcribe";
@@ -230,7 +231,9 @@ export class WhisperEngine implements Engine {
       const window = req.audio.subarray(seek, seek + WHISPER_CHUNK_SAMPLES);
       const offset = seek / WHISPER_SAMPLE_RATE;
       const windowSeconds = window.length / WHISPER_SAMPLE_RATE;
+      signal?.throwIfAborted();
       const hidden = await this.encode(window, decoding.padding);
+      signal?.throwIfAborted();
       if (language === undefined) {
         const chosen = await this.chooseLanguage(hidden, req.languages);
         language = chosen.language;
@@ -260,7 +263,7 @@ export class WhisperEngine implements Engine {
       let chosen: (typeof tried)[number] | undefined;
       for (const t of temperatures) {
         const result = await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
-          prompt, sotIndex: context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, temperature: t, random,
+          prompt, sotIndex: context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, temperature: t, random, signal,
         });
         // Stopped by the per-second budget (not by Whisper's own limit): a runaway decode.
         const overrun = budget < sampleLen && result.tokens.length >= budget;

@@ -163,6 +163,8 @@ export interface SearchOptions {
   /** 0 = argmax/beam; above 0 = sampling at this temperature. */
   temperature: number;
   random: () => number;
+  /** Stops the search between decoder calls (rejects with the signal's reason). */
+  signal?: AbortSignal;
 }
 
 export interface SearchResult {
@@ -220,6 +222,7 @@ export async function decodeWindow(
       tokens.push(token);
       logprobs.push(lp);
       if (step === opts.sampleLen - 1) break;
+      opts.signal?.throwIfAborted();
       const next = await decoder.run([token], encoderHidden, cache);
       cache = next.cache;
       row = score(next.logits.subarray(0, V), tokens); // the output is ours: filtered in place
@@ -265,6 +268,7 @@ export async function decodeWindow(
       for (const e of extended) if (finished.length < beam) finished.push(e);
       break;
     }
+    opts.signal?.throwIfAborted();
     cache = decoder.reorder(cache, kept.map((c) => c.parent));
     const out = await decoder.step(kept.map((c) => c.token), encoderHidden, cache);
     cache = out.cache;
