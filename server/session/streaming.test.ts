@@ -435,3 +435,25 @@ describe("a final decode that skipped committed words", () => {
     ]);
   });
 });
+
+describe("a covering partial decode that heard nothing", () => {
+  test("is not the final: the final-settings decode decides", async () => {
+    const said = [w("hello", 0.1, 0.4), w("there", 0.5, 0.8)];
+    const calls: StreamDecodeRequest[] = [];
+    const stream = new UtteranceStream({
+      profile: STREAMING_PROFILES.low_latency,
+      // The greedy partial runs away and the engine drops it (no words); the final's search hears the words.
+      decode: async (req) => {
+        calls.push(req);
+        const words = req.partial ? [] : said;
+        return { text: texts(words), language: "en", confidence: 1, words, noSpeech: false };
+      },
+    });
+    stream.partial(new Float32Array(1 * RATE));
+    await stream.idle();
+    const final = await stream.finish(new Float32Array(1 * RATE));
+    expect(final.text).toBe("hello there");
+    expect(stream.stats.finalReused).toBe(false);
+    expect(calls.map((c) => c.partial)).toEqual([true, false]);
+  });
+});

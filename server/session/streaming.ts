@@ -283,6 +283,9 @@ export class UtteranceStream {
       else this.inflight.abort.abort(); // not needed: frees the engine for the final's decode
     } else if (this.latest && usable(this.latest)) d = this.latest;
     if (d?.skipped) d = null;
+    // A greedy partial that heard nothing (a runaway or repetitive decode is dropped by the engine)
+    // does not decide that the utterance was silence: the final-settings decode does.
+    if (d?.partial && d.tentative.length === 0 && this.committed.length === 0) d = null;
     this.stats.finalReused = d !== null;
     if (d === null) {
       d = await this.decodeBuffer(audio, false, p.finalBeamSize);
