@@ -161,7 +161,7 @@ describe("faults", () => {
     // The job the victim held is taken over by the survivor or, when its session no longer wants it (a
     // speculative decode that the final did not use), withdrawn by its gateway: nothing waits on it.
     const victimJobs = (await probe.xPendingRange(stream, "workers", "-", "+", 100)).filter((p) => p.consumer === victimId).map((p) => p.id);
-    const withdrawn = async () => (await Promise.all(victimJobs.map((id) => probe.xRange(stream, id, id)))).every((r) => r.length === 0);
+    const withdrawn = async () => (await Promise.all(victimJobs.map((id) => probe.xRange(stream, id, id)))).every((r) => (r?.length ?? 0) === 0);
     await eventually(async () => survivor.output().includes('"msg":"took over idle job"') || (await withdrawn()), 5_000, "the survivor to take the job over, or its gateway to withdraw it");
     await expectStoredDone(s.id);
 
