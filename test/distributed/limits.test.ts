@@ -121,6 +121,8 @@ describe("admission", () => {
     // refusals come back at once, before any admitted job (each held 300 ms by the worker) completes
     expect(order.slice(0, 6)).toEqual(Array(6).fill("refused"));
 
+    // The worker acknowledges a job just after answering it, so the queue drains a moment after the last result.
+    await eventually(async () => (await gateway.metrics()).models[0]?.depth === 0, 5_000, "the queue to drain");
     const m = await gateway.metrics();
     expect(m.pendingCalls).toBe(0);
     expect(m.models[0]).toMatchObject({ model: "trantoria-1", depth: 0, capacity: 1, workers: 1 });
