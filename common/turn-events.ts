@@ -2,18 +2,10 @@
  * What end-of-turn detection reports, shared by the detector (inference side) and the live session's
  * end-of-turn add-on, which turns them into `end_of_turn` and `end_of_turn_score` messages.
  */
+import type { EndOfTurnScoreMessage } from "../generated/openapi/types.gen.ts";
 
-/** An evaluation of a silence (→ `end_of_turn_score`). */
-export interface TurnScore {
-  type: "score";
-  channel: number;
-  probability: number;
-  threshold: number;
-  silence_ms: number;
-  /** Time of the evaluation. */
-  time: number;
-  ended: boolean;
-}
+/** An evaluation of a silence (→ `end_of_turn_score`, whose data it is). */
+export type TurnScore = { type: "score" } & EndOfTurnScoreMessage["data"];
 
 /** A turn that ended (→ `end_of_turn`). */
 export interface TurnEnd {
