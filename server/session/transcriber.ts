@@ -53,6 +53,7 @@ export type RecognitionState = Pick<PersistedSession, "utterances" | "finalIds" 
 interface PendingFinal {
   channel: number;
   start: number;
+  end: number;
   done: boolean;
   /** Session time (s) from which its audio is not decoded yet (the end of its speculative final, or `start`). */
   decodedUntil: number;
@@ -88,6 +89,12 @@ export class Transcriber {
   /** Seconds spent in final transcriptions. */
   transcriptionTimeS = 0;
   private lastFinalEnd: number[] = [];
+  /**
+   * Per channel: end (s) of the last final handled (delivered, or dropped as empty or failed). A
+   * snapshot stores this, not `lastFinalEnd` (set at recognition): a final recognized but not yet
+   * delivered is replayed and transcribed again by a restarted process.
+   */
+  private settledEnd: number[] = [];
   /** After a restart: events before this session time were already handled by the previous process. */
   private suppressBefore = 0;
   private nextIndex: number[] = [];
@@ -118,6 +125,7 @@ export class Transcriber {
       this.heard.push(...restored.utterances);
       this.transcriptionTimeS = restored.transcriptionTimeS;
       this.lastFinalEnd = restored.lastFinalEnd;
+      this.settledEnd = [...restored.lastFinalEnd];
       this.suppressBefore = restored.suppressBefore;
     }
   }
@@ -215,7 +223,7 @@ export class Transcriber {
       utterances: this.utterances,
       finalIds: this.finalIds,
       indexBase: this.resumeIndexBase(transcribed),
-      lastFinalEnd: this.lastFinalEnd,
+      lastFinalEnd: [...this.settledEnd],
       transcriptionTimeS: this.transcriptionTimeS,
     };
   }
@@ -302,7 +310,7 @@ export class Transcriber {
     this.nextIndex[channel] = Math.max(this.nextIndex[channel] ?? 0, index + 1 + (this.indexBase[channel] ?? 0));
     this.recentFinals.push({ channel, index: index + (this.indexBase[channel] ?? 0), start });
     if (this.recentFinals.length > 64) this.recentFinals.shift();
-    const pending: PendingFinal = { channel, start, done: false, decodedUntil: Math.max(start, this.speculated.get(key) ?? start), recognized: false };
+    const pending: PendingFinal = { channel, start, end, done: false, decodedUntil: Math.max(start, this.speculated.get(key) ?? start), recognized: false };
     this.pendingFinals.add(pending);
     const streamed = this.streams.get(key);
     this.streams.delete(key);
@@ -373,6 +381,7 @@ export class Transcriber {
   private settle(pendings: PendingFinal[]): void {
     for (const p of pendings) {
       p.done = true;
+      this.settledEnd[p.channel] = Math.max(this.settledEnd[p.channel] ?? 0, p.end);
       this.pendingFinals.delete(p);
     }
     this.host.transcribed();
