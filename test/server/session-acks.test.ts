@@ -7,13 +7,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { SileroVad } from "../../workers/vad/silero.ts";
-import type { AudioFormat } from "../audio/format.ts";
-import { createAudioFrontend } from "../audio/frontend.ts";
-import { SessionAcks } from "./acks.ts";
-import type { PersistedSession } from "./persist.ts";
+import type { AudioFormat } from "../../server/audio/format.ts";
+import { createAudioFrontend } from "../../server/audio/frontend.ts";
+import { SessionAcks } from "../../server/session/acks.ts";
+import type { PersistedSession } from "../../server/session/persist.ts";
+import { sharedModels } from "../helpers/models.ts";
 
-const SHARED = path.resolve(import.meta.dir, "../../../shared");
-const vad = await SileroVad.load(path.join(process.env.MODELS_DIR ?? path.join(SHARED, "models"), "silero-vad/silero_vad.onnx"));
+const vad = await SileroVad.load(path.join(process.env.MODELS_DIR ?? sharedModels, "silero-vad/silero_vad.onnx"));
 afterAll(() => vad.close());
 
 const format: AudioFormat = { encoding: "wav/pcm", bitDepth: 16, sampleRate: 16000, channels: 1 };
