@@ -162,7 +162,7 @@ const echoPerAudioS = echoRun.cpu / (CPU_STREAMS * audioS);
 await stopProc(echo.proc);
 
 // ── real-time ramp: latency per stream count; CPU at CPU_STREAMS ────────────
-interface Step { streams: number; cpu_per_audio_s: number; busiest_thread_share: number; final_p50_ms: number | null; final_p95_ms: number | null; ack_p95_beyond_ms: number | null; finals: number; expected_finals: number; complete: boolean; load: number }
+interface Step { streams: number; cpu_per_audio_s: number; busiest_thread_share: number; final_p50_ms: number | null; final_p95_ms: number | null; ack_p50_beyond_ms: number | null; ack_p95_beyond_ms: number | null; finals: number; expected_finals: number; complete: boolean; load: number }
 const steps: Step[] = [];
 let rtPerAudioS = NaN;
 let rtAck: number[] = [];
@@ -182,6 +182,7 @@ for (const n of RAMP) {
     busiest_thread_share: r.busiestShare,
     final_p50_ms: round(percentile(finals, 50) * 1000, 0),
     final_p95_ms: round(percentile(finals, 95) * 1000, 0),
+    ack_p50_beyond_ms: round(percentile(acks, 50) * 1000, 0),
     ack_p95_beyond_ms: round(percentile(acks, 95) * 1000, 0),
     finals: finals.length,
     expected_finals: n * segments.length,
@@ -194,7 +195,7 @@ for (const n of RAMP) {
     rtAck = acks;
     rtAckAfterFinal = all(r.value, "ackAfterFinalS");
   }
-  say(`real time, ${n} streams: final p50 ${step.final_p50_ms} ms p95 ${step.final_p95_ms} ms, ack p95 beyond ${step.ack_p95_beyond_ms} ms, ${step.finals}/${step.expected_finals} finals, ${(step.cpu_per_audio_s).toFixed(4)} cpu-s/audio-s, busiest thread ${(step.busiest_thread_share * 100).toFixed(0)} %, load ${step.load}`);
+  say(`real time, ${n} streams: final p50 ${step.final_p50_ms} ms p95 ${step.final_p95_ms} ms, ack p50 / p95 beyond ${step.ack_p50_beyond_ms} / ${step.ack_p95_beyond_ms} ms, ${step.finals}/${step.expected_finals} finals, ${(step.cpu_per_audio_s).toFixed(4)} cpu-s/audio-s, busiest thread ${(step.busiest_thread_share * 100).toFixed(0)} %, load ${step.load}`);
 }
 const baseP95 = steps[0]!.final_p95_ms ?? NaN;
 
@@ -281,6 +282,7 @@ const summary = {
   streams_sustained: sustained,
   ack_p95_beyond_utterance_ms: round(percentile(rtAck, 95) * 1000, 0),
   ack_p95_after_final_ms: round(percentile(rtAckAfterFinal, 95) * 1000, 0),
+  ack_p50_after_final_ms: round(percentile(rtAckAfterFinal, 50) * 1000, 0),
   final_p95_beyond_utterance_ms: steps.find((s) => s.streams === CPU_STREAMS)?.final_p95_ms ?? null,
   endpointing_s: 0.64,
   rss_after_load_ratio: round(rssAfter / rssIdle),

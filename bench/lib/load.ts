@@ -5,9 +5,9 @@
 export interface StreamResult {
   /** Seconds from the audio's end of each final utterance to its arrival (real-time streams). */
   finalLatencyS: number[];
-  /** Seconds from the end of each final utterance to the first ack covering it. */
+  /** Seconds from the end of each final utterance to the first ack covering it (which may come before the final). */
   ackBeyondS: number[];
-  /** Seconds from the arrival of each final to the first ack covering its utterance. */
+  /** Seconds from the arrival of each final to the first ack covering its utterance (negative: the ack came first). */
   ackAfterFinalS: number[];
   finals: { start: number; end: number; text: string }[];
   closeCode: number;
@@ -38,10 +38,17 @@ export async function runStream(t: Target, frames: Uint8Array[], realtime: boole
   const ws = new WebSocket(url);
   ws.binaryType = "arraybuffer";
   const result: StreamResult = { finalLatencyS: [], ackBeyondS: [], ackAfterFinalS: [], finals: [], closeCode: 0 };
-  const pendingAcks: { end: number; finalAt: number }[] = []; // utterances waiting for an ack
+  const pendingAcks: { end: number; finalAt: number }[] = []; // finals waiting for an ack covering them
+  /** Acks received so far: the end (s) each covers and its arrival (an ack may come before the final it covers). */
+  const acks: { end: number; at: number }[] = [];
   let t0 = 0;
   /** Wall-clock second at which the audio up to stream time `s` had been sent. */
   const sentAt = (s: number) => t0 + s;
+  const ackCovers = (ackEnd: number, end: number) => end <= ackEnd + 1e-3;
+  const recordAck = (end: number, finalAt: number, ackAt: number) => {
+    if (realtime) result.ackBeyondS.push(ackAt - sentAt(end));
+    result.ackAfterFinalS.push(ackAt - finalAt);
+  };
   ws.addEventListener("message", (e) => {
     const now = performance.now() / 1000;
     const m = JSON.parse(String(e.data)) as { type: string; data?: any };
@@ -49,13 +56,15 @@ export async function runStream(t: Target, frames: Uint8Array[], realtime: boole
       const u = m.data.utterance as { start: number; end: number; text: string };
       result.finals.push({ start: u.start, end: u.end, text: u.text });
       if (realtime) result.finalLatencyS.push(now - sentAt(u.end));
-      pendingAcks.push({ end: u.end, finalAt: now });
+      const earlier = acks.find((a) => ackCovers(a.end, u.end));
+      if (earlier) recordAck(u.end, now, earlier.at);
+      else pendingAcks.push({ end: u.end, finalAt: now });
     } else if (m.type === "audio_chunk" && m.data?.time_range) {
       const ackedS = m.data.time_range[1] / 1000;
-      while (pendingAcks.length > 0 && pendingAcks[0]!.end <= ackedS + 1e-3) {
+      acks.push({ end: ackedS, at: now });
+      while (pendingAcks.length > 0 && ackCovers(ackedS, pendingAcks[0]!.end)) {
         const { end, finalAt } = pendingAcks.shift()!;
-        if (realtime) result.ackBeyondS.push(now - sentAt(end));
-        result.ackAfterFinalS.push(now - finalAt);
+        recordAck(end, finalAt, now);
       }
     }
   });

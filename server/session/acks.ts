@@ -3,6 +3,12 @@
  * session's byte stream, the retained raw tail a restart resumes from, and the timeline that maps
  * stream bytes to session time (WAV header, the offsets a restarted process continues from).
  *
+ * Two points move here: the ack point (audio transcribed, the client may drop it) and the replay
+ * point (the start of the earliest utterance not yet final, where a restart decodes again). The ack
+ * point may run ahead of the replay point (an utterance whose speculative final has returned is
+ * transcribed, not final); the retained tail and the snapshot follow the replay point, so audio the
+ * client dropped is still kept, here and in every checkpoint, until its utterance is final.
+ *
  * Offsets here are absolute stream offsets (bytes since the session's first byte, header included);
  * after a restart the ledger and the front end count from later points (`ledgerBase`, `frontendBase`).
  */
@@ -22,14 +28,23 @@ export interface SessionAck {
   byteRange: [number, number];
   /** Milliseconds of audio (header excluded). */
   timeRange: [number, number];
-  /** Session time (s) of the earliest point the client may still resume from. */
+  /**
+   * Session time (s) up to which the client has received every final: the finals sent before the
+   * earliest ack the client may still resume from (the ack point may run ahead of the finals).
+   */
   confirmedUntil: number;
 }
 
 /** The stream part of a persisted session. */
-export type StreamState = Pick<PersistedSession, "received" | "tailStart" | "tail" | "candidates" | "replayFrom" | "replayFromSeconds" | "headerBytes">;
+export type StreamState = Pick<PersistedSession, "received" | "tailStart" | "tail" | "candidates" | "candidateFinalsUntil" | "replayFrom" | "replayFromSeconds" | "headerBytes">;
 
 export class SessionAcks {
+  /**
+   * By resume candidate (absolute offset): session time up to which every final had been sent when
+   * its ack was computed (a candidate without an entry: 0).
+   */
+  private readonly finalsUntil = new Map<number, number>([[0, 0]]);
+
   private constructor(
     private readonly format: AudioFormat,
     private readonly frontend: AudioFrontend,
@@ -62,6 +77,8 @@ export class SessionAcks {
     const retained = new RetainedBytes(base);
     retained.append(restored.tail);
     const acks = new SessionAcks(format, frontend, ledger, retained, base, { byte: restored.replayFrom, seconds: restored.replayFromSeconds }, restored.headerBytes);
+    // States stored before acks could run ahead of finals: every final before an ack was sent first.
+    restored.candidates.forEach((c, i) => acks.finalsUntil.set(c, restored.candidateFinalsUntil?.[i] ?? acks.secondsAt(c)));
     return { acks, replay: restored.tail.subarray(restored.replayFrom - base) };
   }
 
@@ -108,39 +125,54 @@ export class SessionAcks {
   }
 
   /**
-   * The next acknowledgment for audio transcribed up to `transcribed` seconds (everything received
-   * with `force`), or null; releases the retained bytes no resume can need any more.
+   * The next acknowledgment for audio transcribed up to `ackUntil` seconds (everything received with
+   * `force`), or null. `replayFrom` is the replay point (every final before it is sent; at most
+   * `ackUntil`): the retained bytes before it, less the warm-up, that no resume can need any more
+   * are released.
    */
-  next(transcribed: number, force = false): SessionAck | null {
-    const end = force ? this.retained.end : this.absoluteOffsetAt(transcribed);
+  next(ackUntil: number, replayFrom: number, force = false): SessionAck | null {
+    const end = force ? this.retained.end : this.absoluteOffsetAt(ackUntil);
     this.ledger.alignFrom(this.headerBytes - this.ledgerBase);
     const ack = this.ledger.nextAck(end - this.ledgerBase, { force });
     if (!ack) return null;
     const first = ack.byteRange[0] + this.ledgerBase;
     const last = ack.byteRange[1] + this.ledgerBase;
-    const warm = this.absoluteOffsetAt(Math.max(0, transcribed - RESTART_WARMUP_S));
-    const earliestResume = this.ledger.resumeCandidates[0]! + this.ledgerBase;
+    this.finalsUntil.set(last, Math.min(this.secondsAt(last), replayFrom));
+    const warm = this.absoluteOffsetAt(Math.max(0, replayFrom - RESTART_WARMUP_S));
+    const candidates = this.candidates();
+    const earliestResume = candidates[0]!;
+    for (const c of this.finalsUntil.keys()) if (c < earliestResume) this.finalsUntil.delete(c);
     this.retained.trimTo(Math.min(earliestResume, warm));
-    return { byteRange: [first, last], timeRange: [this.msAt(first), this.msAt(last)], confirmedUntil: this.secondsAt(earliestResume) };
+    return { byteRange: [first, last], timeRange: [this.msAt(first), this.msAt(last)], confirmedUntil: this.finalsUntilOf(earliestResume) };
   }
 
-  /** The stream state a restarted process resumes from, audio transcribed up to `transcribed` seconds. */
+  /** Absolute offsets the client may resend from, oldest first. */
+  private candidates(): number[] {
+    return this.ledger.resumeCandidates.map((c) => c + this.ledgerBase);
+  }
+
+  private finalsUntilOf(candidate: number): number {
+    return this.finalsUntil.get(candidate) ?? 0;
+  }
+
+  /** The stream state a restarted process resumes from, the replay point being `transcribed` seconds. */
   snapshot(transcribed: number): StreamState {
     const position = this.position(transcribed);
     return { ...position, tail: this.bytesFrom(position.tailStart) };
   }
 
   /** `snapshot` without the tail bytes (read them with `bytesFrom(tailStart)`). */
-  position(transcribed: number): Omit<StreamState, "tail"> {
+  position(transcribed: number): Omit<StreamState, "tail"> & { candidateFinalsUntil: number[] } {
     // On the VAD's frame grid (32 ms), so the replayed audio is scored in the same windows.
     const replayFromSeconds = Math.max(0, Math.floor((transcribed - RESTART_WARMUP_S) / VAD_FRAME_S) * VAD_FRAME_S);
     const replayFrom = Math.max(this.retained.start, this.absoluteOffsetAt(replayFromSeconds));
-    const candidates = this.ledger.resumeCandidates.map((c) => c + this.ledgerBase);
+    const candidates = this.candidates();
     const tailStart = Math.max(Math.min(candidates[0]!, replayFrom, this.retained.end), this.retained.start);
     return {
       received: this.retained.end,
       tailStart,
       candidates,
+      candidateFinalsUntil: candidates.map((c) => this.finalsUntilOf(c)),
       replayFrom,
       replayFromSeconds: this.secondsAt(replayFrom),
       headerBytes: this.headerBytes,

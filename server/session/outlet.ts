@@ -86,7 +86,10 @@ export class Outlet {
     this.sink = null;
   }
 
-  /** The client confirmed the audio before `seconds` (session time): finals ending by then are delivered. */
+  /**
+   * The client confirmed an acknowledgment sent after every final ending by `seconds` (session time):
+   * those finals are delivered.
+   */
   confirmUntil(seconds: number): void {
     this.unconfirmed = this.unconfirmed.filter((m) => m.type !== "transcript" || m.data.utterance.end > seconds);
   }

@@ -17,6 +17,11 @@ export interface PersistedSession {
   tail: Uint8Array;
   /** Offsets the client may resend from (the last confirmed resume point, then every ack end since). */
   candidates: number[];
+  /**
+   * Per candidate: session time up to which every final had been sent when that acknowledgment was
+   * (an ack may run ahead of the finals it covers); absent in states stored before acks could.
+   */
+  candidateFinalsUntil?: number[];
   /** Absolute offset from which audio is not yet transcribed, and its session time in seconds. */
   replayFrom: number;
   replayFromSeconds: number;

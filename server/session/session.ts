@@ -7,8 +7,11 @@
  *
  * Audio path: bytes → acks (resume dedup) → intake (duration limit, recording) → front end (VAD
  * utterances) → transcriber (coordinator: partials, finals in utterance order per channel) →
- * enrichment → outlet (flags, socket, callbacks). Acknowledgments cover only audio whose utterances
- * are transcribed. Each arrow is its own module; this one only sequences them.
+ * enrichment → outlet (flags, socket, callbacks). Acknowledgments cover only transcribed audio: up
+ * to the start of an utterance still being spoken, or up to the end of its speculative final once
+ * that has returned (before the endpointing window ends); a restart still replays from the start of
+ * the earliest utterance not yet final, whose audio the session keeps. Each arrow is its own module;
+ * this one only sequences them.
  */
 import { join } from "node:path";
 import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
@@ -124,7 +127,7 @@ export class LiveSession {
         wants: (flag) => this.outlet.wants(flag),
         error: (message, code) => this.error(message, code),
         isEnded: () => this.phase === "ended",
-        finalSettled: () => this.updateAcks(),
+        transcribed: () => this.updateAcks(),
       },
       format.channels,
       restored,
@@ -335,14 +338,19 @@ export class LiveSession {
     this.updateAcks();
   }
 
-  /** Seconds (session time) up to which every utterance is transcribed. */
+  /** Seconds (session time) up to which every utterance is final: the replay point of a restart. */
   private transcribedSeconds(): number {
     return this.acks.transcribedSeconds(this.transcriber.openFrom());
   }
 
+  /** Seconds (session time) up to which the audio is transcribed, finally or speculatively: the ack point. */
+  private ackableSeconds(): number {
+    return this.acks.transcribedSeconds(this.transcriber.ackableFrom());
+  }
+
   private updateAcks(force = false): void {
     if (this.phase === "ended") return;
-    const ack = this.acks.next(this.transcribedSeconds(), force);
+    const ack = this.acks.next(this.ackableSeconds(), this.transcribedSeconds(), force);
     if (!ack) return;
     const message = this.messages.audioChunkAck(ack.byteRange, ack.timeRange);
     // Sent once the state to resume at its end is stored (or dropped if the session moves first).
@@ -360,7 +368,7 @@ export class LiveSession {
     const { utterances: _u, finalIds, ...recognition } = this.transcriber.snapshot(transcribed);
     const utterances = this.transcriber.utterances;
     return {
-      state: { version: 1, ...position, ...recognition, confirmedUntil: this.acks.secondsAt(position.candidates[0]!), enrichers: this.enrichment.persist() },
+      state: { version: 1, ...position, ...recognition, confirmedUntil: position.candidateFinalsUntil[0]!, enrichers: this.enrichment.persist() },
       bytesFrom: (offset) => this.acks.bytesFrom(offset),
       finalCount: utterances.length,
       finalsFrom: (i) => utterances.slice(i).map((utterance, k) => ({ id: finalIds?.[i + k] ?? "", utterance })),

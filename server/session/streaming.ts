@@ -100,6 +100,12 @@ export interface StreamView {
   confidence: number;
   /** Seconds of the utterance the decode behind this view covered. */
   end: number;
+  /**
+   * The decode behind this view was the speculative final of a pause (final search settings) and
+   * skipped no audio: the utterance up to `end` is transcribed as its final would be if the pause
+   * became its end.
+   */
+  speculative: boolean;
 }
 
 export interface UtteranceStreamOptions {
@@ -250,7 +256,7 @@ export class UtteranceStream {
         if (this.finished) break;
         this.agree(d);
         this.cut();
-        this.opts.onPartial?.(this.view(this.history[this.history.length - 1] ?? [], d));
+        this.opts.onPartial?.(this.view(this.history[this.history.length - 1] ?? [], d, pause && !d.skipped));
       } catch (e) {
         if (!abort.signal.aborted) this.opts.onError?.(e);
       }
@@ -365,7 +371,7 @@ export class UtteranceStream {
     this.stats.cuts++;
   }
 
-  private view(tentative: WordTiming[], d: Decoded): StreamView {
+  private view(tentative: WordTiming[], d: Decoded, speculative = false): StreamView {
     const committed = this.committedWords;
     const words = [...committed, ...tentative];
     return {
@@ -376,6 +382,7 @@ export class UtteranceStream {
       language: d.language,
       confidence: d.confidence,
       end: d.audioEnd / this.rate,
+      speculative,
     };
   }
 }

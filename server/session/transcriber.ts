@@ -6,8 +6,11 @@
  * finals are transcribed with a wait for inference capacity and delivered in utterance order per
  * channel, after the enrichment stage. Talks to inference only through the coordinator interface.
  *
- * It also knows which audio is not transcribed yet (open utterances, finals in flight), which bounds
- * the acknowledgments.
+ * It also knows which audio is not transcribed yet, in two senses: audio a restart must decode again
+ * (open utterances and finals not yet delivered: `openFrom`, the replay point) and audio not decoded
+ * at all yet (`ackableFrom`: an open or ending utterance counts as decoded up to the end of its
+ * speculative final once that decode has returned, a final as soon as it is recognized), which
+ * bounds the acknowledgments.
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { NoCapacityError, type InferenceCoordinator, type TranscribeResult } from "../../workers/coordinator/types.ts";
@@ -40,8 +43,8 @@ export interface TranscriberHost {
   /** Sends an `error` message. */
   error(message: string, code: string): void;
   isEnded(): boolean;
-  /** A final was handled (delivered, dropped or failed): acknowledgments may move on. */
-  finalSettled(): void;
+  /** More audio is transcribed (a pause's speculative final returned, a final recognized or handled): acknowledgments may move on. */
+  transcribed(): void;
 }
 
 /** What a restarted transcriber continues from. */
@@ -50,7 +53,12 @@ export type RecognitionState = Pick<PersistedSession, "utterances" | "finalIds" 
 interface PendingFinal {
   channel: number;
   start: number;
+  end: number;
   done: boolean;
+  /** Session time (s) from which its audio is not decoded yet (the end of its speculative final, or `start`). */
+  decodedUntil: number;
+  /** Recognized (its text is known, delivered or not). */
+  recognized: boolean;
 }
 
 export class Transcriber {
@@ -64,6 +72,10 @@ export class Transcriber {
   private readonly pendingFinals = new Set<PendingFinal>();
   /** Per channel: start (s, session time) of an utterance not yet final, or null. */
   private readonly openStart: (number | null)[];
+  /** Per channel: the key of the open utterance once it has had a partial, or null. */
+  private readonly openKey: (string | null)[];
+  /** By utterance key: session time (s) up to which its latest speculative final decoded it. */
+  private readonly speculated = new Map<string, number>();
   private readonly finalized = new Set<string>();
   /** Utterances decoded as they grow, by utterance key (while partials are wanted). */
   private readonly streams = new Map<string, { stream: UtteranceStream; seq: number }>();
@@ -77,6 +89,12 @@ export class Transcriber {
   /** Seconds spent in final transcriptions. */
   transcriptionTimeS = 0;
   private lastFinalEnd: number[] = [];
+  /**
+   * Per channel: end (s) of the last final handled (delivered, or dropped as empty or failed). A
+   * snapshot stores this, not `lastFinalEnd` (set at recognition): a final recognized but not yet
+   * delivered is replayed and transcribed again by a restarted process.
+   */
+  private settledEnd: number[] = [];
   /** After a restart: events before this session time were already handled by the previous process. */
   private suppressBefore = 0;
   private nextIndex: number[] = [];
@@ -97,6 +115,7 @@ export class Transcriber {
     this.finalChains = Array.from({ length: channels }, () => Promise.resolve());
     this.recognitionChains = Array.from({ length: channels }, () => Promise.resolve());
     this.openStart = Array.from({ length: channels }, () => null);
+    this.openKey = Array.from({ length: channels }, () => null);
     this.indexBase = restored ? restored.indexBase : new Array(channels).fill(0);
     this.streaming = streamingProfile(host.options.profile);
     this.hold = host.options.turn_router ? null : new NumberHold<PendingFinal>((f) => this.enqueueExpiry(f));
@@ -106,6 +125,7 @@ export class Transcriber {
       this.heard.push(...restored.utterances);
       this.transcriptionTimeS = restored.transcriptionTimeS;
       this.lastFinalEnd = restored.lastFinalEnd;
+      this.settledEnd = [...restored.lastFinalEnd];
       this.suppressBefore = restored.suppressBefore;
     }
   }
@@ -133,10 +153,12 @@ export class Transcriber {
           break;
         case "utterance_partial":
           this.openStart[c] = t0 + e.start;
+          this.openKey[c] = this.utteranceKey(c, e.utteranceIndex);
           this.partial(c, e.utteranceIndex, e.audio, t0 + e.start, e.pause);
           break;
         case "utterance_final":
           this.openStart[c] = e.reason === "max_duration" ? t0 + e.end : null;
+          this.openKey[c] = null;
           this.final(c, e.utteranceIndex, e.audio, t0 + e.start, t0 + e.end);
           break;
       }
@@ -169,6 +191,24 @@ export class Transcriber {
     return t;
   }
 
+  /**
+   * Earliest session time (s) of audio not decoded yet; Infinity when none. An open utterance counts
+   * from the end of its latest speculative final (from its start without one), a final in flight
+   * likewise until it is recognized; a recognized final (held for a number, or waiting for an
+   * earlier one's delivery) does not count. At least `openFrom()`.
+   */
+  ackableFrom(): number {
+    let t = Infinity;
+    this.openStart.forEach((s, c) => {
+      if (s === null) return;
+      const key = this.openKey[c];
+      const decoded = key === null ? undefined : this.speculated.get(key);
+      t = Math.min(t, Math.max(s, decoded ?? s));
+    });
+    for (const p of this.pendingFinals) if (!p.recognized) t = Math.min(t, p.decodedUntil);
+    return t;
+  }
+
   /** Resolves once every final queued so far is delivered, those held for a number included. */
   async settled(): Promise<void> {
     await Promise.all(this.finalChains);
@@ -183,7 +223,7 @@ export class Transcriber {
       utterances: this.utterances,
       finalIds: this.finalIds,
       indexBase: this.resumeIndexBase(transcribed),
-      lastFinalEnd: this.lastFinalEnd,
+      lastFinalEnd: [...this.settledEnd],
       transcriptionTimeS: this.transcriptionTimeS,
     };
   }
@@ -229,6 +269,10 @@ export class Transcriber {
   }
 
   private partialView(key: string, channel: number, start: number, v: StreamView): void {
+    if (v.speculative && !this.finalized.has(key)) {
+      this.speculated.set(key, Math.max(this.speculated.get(key) ?? 0, start + v.end));
+      this.host.transcribed();
+    }
     const stale = () => this.finalized.has(key) || this.host.isEnded();
     if (stale() || v.text === "") return;
     const utterance = this.toUtterance(viewResult(v), channel, start, start + v.end);
@@ -258,6 +302,7 @@ export class Transcriber {
       // Transcribed before a restart (replayed to warm the VAD up): its index was counted already, so
       // it takes none, and the utterances after it keep the ids of an uninterrupted run.
       this.streams.delete(this.utteranceKey(channel, index));
+      this.speculated.delete(this.utteranceKey(channel, index));
       this.indexBase[channel] = (this.indexBase[channel] ?? 0) - 1;
       return;
     }
@@ -265,7 +310,7 @@ export class Transcriber {
     this.nextIndex[channel] = Math.max(this.nextIndex[channel] ?? 0, index + 1 + (this.indexBase[channel] ?? 0));
     this.recentFinals.push({ channel, index: index + (this.indexBase[channel] ?? 0), start });
     if (this.recentFinals.length > 64) this.recentFinals.shift();
-    const pending: PendingFinal = { channel, start, done: false };
+    const pending: PendingFinal = { channel, start, end, done: false, decodedUntil: Math.max(start, this.speculated.get(key) ?? start), recognized: false };
     this.pendingFinals.add(pending);
     const streamed = this.streams.get(key);
     this.streams.delete(key);
@@ -279,6 +324,16 @@ export class Transcriber {
     this.recognitionChains[channel] = result.then(
       (r) => {
         if (r && r.text.trim() !== "") this.heard.push(this.toUtterance(r, channel, start, end));
+      },
+      () => undefined,
+    );
+    // Recognized: its audio is transcribed (acknowledgments may pass it before it is delivered).
+    void result.then(
+      (r) => {
+        this.speculated.delete(key);
+        if (r === null) return; // failed: it counts once handled (reported, then settled)
+        pending.recognized = true;
+        this.host.transcribed();
       },
       () => undefined,
     );
@@ -326,9 +381,10 @@ export class Transcriber {
   private settle(pendings: PendingFinal[]): void {
     for (const p of pendings) {
       p.done = true;
+      this.settledEnd[p.channel] = Math.max(this.settledEnd[p.channel] ?? 0, p.end);
       this.pendingFinals.delete(p);
     }
-    this.host.finalSettled();
+    this.host.transcribed();
   }
 
   /** Sends a transcript, then the messages the enrichment stage added to it. */

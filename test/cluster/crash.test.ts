@@ -6,7 +6,8 @@
  *   - distributed mode: two gateways, two workers, one Redis; the holder is killed, the balancer
  *     fails over to the other gateway, which adopts the session once the dead holder's lease ran out;
  *   - embedded mode: one process (SQLite, in-process inference) killed and started again on the
- *     same DATA_DIR.
+ *     same DATA_DIR; also right after an acknowledgment that ran ahead of its utterance's final (a
+ *     long endpointing window): the client has dropped that audio, the checkpoint still has it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { GladiaClient } from "@gladiaio/sdk";
@@ -29,14 +30,38 @@ const init = {
   channels: 1,
   messages_config: { receive_acknowledgments: true },
 };
-const pcm = toPcm16(spellingSamples([...TOKENS]));
 const FRAME = 3200;
-const frames = chunks(pcm, FRAME);
-// The stream: 0.5 s of silence, each clip followed by 1 s of silence (see spellingSamples).
 const clipS = (t: string) => readWavFile(path.join(sharedAudio, `spelling/${t}.wav`)).samples.length / 16000;
+const ackEnd = (m: Msg) => (m.type === "audio_chunk" && m.acknowledged ? (m.data.byte_range[1] as number) : 0);
+const isFinal = (m: Msg) => m.type === "transcript" && m.data.is_final;
+
+/** A stream, the frames sent before the crash and what the client must have received then. */
+interface Scenario {
+  init: Record<string, unknown>;
+  pcm: Uint8Array;
+  frames: Uint8Array[];
+  beforeCrash: number;
+  crashOnce: (messages: Msg[]) => boolean;
+}
+
+function scenario(init: Record<string, unknown>, silenceS: number, beforeCrashS: number, crashOnce: Scenario["crashOnce"]): Scenario {
+  const pcm = toPcm16(spellingSamples([...TOKENS], silenceS));
+  return { init, pcm, frames: chunks(pcm, FRAME), beforeCrash: Math.ceil((beforeCrashS * 32000) / FRAME), crashOnce };
+}
+
+// The stream: 0.5 s of silence, each clip followed by 1 s of silence (see spellingSamples). The crash
+// comes once the first word is final and acknowledged and "b" is half sent (its utterance is open).
 const endOfA = Math.round((0.5 + clipS("a")) * 32000);
-/** Frames sent before the crash: up to the middle of "b", so its utterance is open when the gateway dies. */
-const beforeCrash = Math.ceil(((0.5 + clipS("a") + 1 + clipS("b") / 2) * 32000) / FRAME);
+const midUtterance = scenario(init, 1, 0.5 + clipS("a") + 1 + clipS("b") / 2, (ms) => ms.some((m) => ackEnd(m) >= endOfA) && ms.some(isFinal));
+
+// Endpointing 2 s, each clip followed by 3 s of silence; sent up to 1.2 s after the end of "b", so
+// its final cannot exist yet. The crash comes once an ack covered the audio of a partial of "b":
+// the speculative final of the pause after it returned, the client dropped that audio.
+const endOfB3 = 0.5 + clipS("a") + 3 + clipS("b");
+const earlyAck = scenario({ ...init, endpointing: 2 }, 3, endOfB3 + 1.2, (ms) => {
+  const partialEnds = ms.filter((m) => m.type === "transcript" && !m.data.is_final && m.data.utterance.start > 0.5 + clipS("a")).map((m) => m.data.utterance.end as number);
+  return ms.filter(isFinal).length === 1 && ms.some((m) => partialEnds.some((end) => ackEnd(m) / 32000 >= end - 0.002));
+});
 
 interface Run {
   id: string;
@@ -58,13 +83,15 @@ async function until(cond: () => boolean, ms: number, what: string): Promise<voi
 }
 
 /**
- * Streams the clip through the balancer with the official SDK (about 10x real time); with `crash`,
- * runs it once the first word is final and acknowledged and "b" is half sent, then streams the rest
- * (kept by the SDK while it reconnects) and stops once a gateway has adopted the session.
+ * Streams the scenario's audio through the balancer with the official SDK (about 10x real time);
+ * with `crash`, runs it once the scenario's frames before the crash are sent and its condition holds,
+ * then streams the rest (kept by the SDK while it reconnects) and stops once a gateway has adopted
+ * the session.
  */
-async function run(b: TcpBalancer, crash?: () => Promise<void>): Promise<Run> {
+async function run(b: TcpBalancer, sc: Scenario, crash?: () => Promise<void>): Promise<Run> {
+  const { frames } = sc;
   const client = new GladiaClient({ apiUrl: b.url, httpHeaders: { "x-service-key": BOOTSTRAP_KEY }, wsTimeout: 120_000 });
-  const session = client.liveV2().startSession(init as never);
+  const session = client.liveV2().startSession(sc.init as never);
   const messages: Msg[] = [];
   let connected = false;
   session.on("message", (m) => messages.push(m as Msg));
@@ -84,12 +111,11 @@ async function run(b: TcpBalancer, crash?: () => Promise<void>): Promise<Run> {
     }
   };
   if (crash) {
-    await paced(frames.slice(0, beforeCrash));
-    const ackedPastA = () => messages.some((m) => m.type === "audio_chunk" && m.acknowledged && m.data.byte_range[1] >= endOfA);
-    await until(() => ackedPastA() && messages.some((m) => m.type === "transcript" && m.data.is_final), 30_000, "the first final and its ack");
+    await paced(frames.slice(0, sc.beforeCrash));
+    await until(() => sc.crashOnce(messages), 30_000, "the messages due before the crash");
     await crash();
     const seen = messages.length;
-    await paced(frames.slice(beforeCrash));
+    await paced(frames.slice(sc.beforeCrash));
     // Adopted: the new holder talks (finals sent again, acks) on an open connection.
     await until(() => sdkEnded || (connected && messages.length > seen), 90_000, "a gateway to adopt the session").catch((e) => {
       throw new Error(`${(e as Error).message}; SDK events: ${events.join(" | ")}`);
@@ -122,7 +148,7 @@ function decodeFlac(flac: Uint8Array): Uint8Array {
 }
 
 /** The crashed run equals the uninterrupted one. */
-function expectSameAs(got: Run, reference: Run): void {
+function expectSameAs(got: Run, reference: Run, pcm = midUtterance.pcm): void {
   expect(got.closeCode).toBe(1000);
   expect(got.finals.map((f) => f[1])).toEqual([...TOKENS]);
   // Ids: the same, so unique (a final sent again keeps its id).
@@ -146,7 +172,7 @@ describe("distributed mode: kill -9 of the gateway holding a session", () => {
     balancer = tcpBalancer();
     cluster = await startCluster({ gateways: 2, workers: 2, name: "crash", gatewayEnv: { PUBLIC_URL: balancer.url } });
     balancer.point(cluster.gateways[0]!.port);
-    reference = await run(balancer);
+    reference = await run(balancer, midUtterance);
   }, 180_000);
 
   afterAll(async () => {
@@ -158,14 +184,14 @@ describe("distributed mode: kill -9 of the gateway holding a session", () => {
     expect(reference.closeCode).toBe(1000);
     expect(reference.finals.map((f) => f[1])).toEqual([...TOKENS]);
     expect(new Set(reference.finals.map((f) => f[0])).size).toBe(TOKENS.length);
-    expect(reference.duration).toBeCloseTo(pcm.length / 32000, 2);
-    expect(Buffer.compare(reference.recording, Buffer.from(pcm))).toBe(0);
+    expect(reference.duration).toBeCloseTo(midUtterance.pcm.length / 32000, 2);
+    expect(Buffer.compare(reference.recording, Buffer.from(midUtterance.pcm))).toBe(0);
   });
 
   test("mid-utterance: the other gateway adopts the session once the lease ran out; same finals, ids, duration and recording", async () => {
     const [holder, other] = cluster.gateways as [GatewayProcess, GatewayProcess];
     balancer.point(holder.port);
-    const got = await run(balancer, async () => {
+    const got = await run(balancer, midUtterance, async () => {
       await holder.kill("SIGKILL");
       balancer.point(other.port);
     });
@@ -195,7 +221,7 @@ describe("embedded mode: kill -9 of the process, started again on the same DATA_
     balancer = tcpBalancer();
     gateway = await start();
     balancer.point(gateway.port);
-    reference = await run(balancer);
+    reference = await run(balancer, midUtterance);
   }, 180_000);
 
   afterAll(async () => {
@@ -207,17 +233,19 @@ describe("embedded mode: kill -9 of the process, started again on the same DATA_
   test("the uninterrupted run", () => {
     expect(reference.closeCode).toBe(1000);
     expect(reference.finals.map((f) => f[1])).toEqual([...TOKENS]);
-    expect(Buffer.compare(reference.recording, Buffer.from(pcm))).toBe(0);
+    expect(Buffer.compare(reference.recording, Buffer.from(midUtterance.pcm))).toBe(0);
   });
+
+  const crash = async () => {
+    balancer.point(null);
+    await gateway.kill("SIGKILL");
+    gateway = await start();
+    balancer.point(gateway.port);
+  };
 
   test("mid-utterance: the restarted process resumes from the checkpoint; same finals, ids, duration and recording", async () => {
     try {
-      const got = await run(balancer, async () => {
-        balancer.point(null);
-        await gateway.kill("SIGKILL");
-        gateway = await start();
-        balancer.point(gateway.port);
-      });
+      const got = await run(balancer, midUtterance, crash);
       expectSameAs(got, reference);
       expect(gateway.output()).toContain('"msg":"session restored from its checkpoint"');
     } catch (e) {
@@ -225,4 +253,18 @@ describe("embedded mode: kill -9 of the process, started again on the same DATA_
       throw e;
     }
   }, 240_000);
+
+  test("after an ack that ran ahead of its final (endpointing 2 s): the audio the client dropped is transcribed after the restart; same finals, ids, duration and recording", async () => {
+    try {
+      const early = await run(balancer, earlyAck);
+      expect(early.closeCode).toBe(1000);
+      expect(early.finals.map((f) => f[1])).toEqual([...TOKENS]);
+      const got = await run(balancer, earlyAck, crash);
+      expectSameAs(got, early, earlyAck.pcm);
+      expect(gateway.output()).toContain('"msg":"session restored from its checkpoint"');
+    } catch (e) {
+      console.log(gateway.output().slice(-20_000));
+      throw e;
+    }
+  }, 300_000);
 });

@@ -1,10 +1,14 @@
 /**
  * Acknowledgments cover whole sample frames: a byte range never ends inside a sample or between the
  * channels of one instant, counted from the end of a WAV header when the stream starts with one.
+ * An utterance is acknowledged once its speculative final (decoded when speech pauses) has
+ * returned: before its final, which waits for the endpointing window.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { TestService } from "../helpers/server.ts";
-import { chunks, createSession, finalTexts, RawClient, spellingSamples, startPipelineService, type Msg } from "./helpers.ts";
+import path from "node:path";
+import { readWavFile } from "../../workers/dsp/wav.ts";
+import { sharedAudio, type TestService } from "../helpers/server.ts";
+import { chunks, createSession, finalTexts, RawClient, spellingSamples, startPipelineService, toPcm16, type Msg } from "./helpers.ts";
 
 let svc: TestService;
 beforeAll(async () => {
@@ -82,5 +86,46 @@ describe("sample-aligned acknowledgments", () => {
     expect(finalTexts(client.messages).sort()).toEqual(["a", "a", "b", "b"]);
     expect(acks.map((a) => a.data.byte_range[1]).filter((end) => (end - 44) % 6 !== 0)).toEqual([]);
     expectContiguous(acks, 44 + audio.length);
+  });
+});
+
+describe("acknowledgment ahead of the final", () => {
+  test("endpointing 2 s: the ack covering an utterance arrives before its final, which the window still holds back", async () => {
+    // "a" and "b", each followed by 3 s of silence (more than the endpointing window).
+    const stream = toPcm16(spellingSamples(["a", "b"], 3));
+    const frames = chunks(stream, 3200);
+    const s = await createSession(svc, { model: "trantoria-1", language_config: { languages: ["en"] }, endpointing: 2 });
+    const client = new RawClient(s.url);
+    await client.opened;
+    const clip = (name: string) => readWavFile(path.join(sharedAudio, `spelling/${name}.wav`)).samples.length / 16000;
+    const ackedEnd = (m: Msg) => m.data.time_range[1] / 1000;
+    let sent = 0;
+    let speechEnd = 0.5;
+    for (const [i, name] of ["a", "b"].entries()) {
+      // Up to 1.2 s after the end of the word: less silence than the window, so its final cannot exist yet.
+      speechEnd += (i > 0 ? 3 : 0) + clip(name);
+      const upTo = Math.round(((speechEnd + 1.2) * 32000) / 3200);
+      for (const f of frames.slice(sent, upTo)) client.send(f);
+      sent = upTo;
+      // An ack covering the audio of a partial of the word (the speculative final's, decoded at the pause).
+      const partialEnds = () =>
+        client.messages.filter((m) => m.type === "transcript" && !m.data.is_final && m.data.utterance.start > speechEnd - clip(name) - 0.5).map((m) => m.data.utterance.end as number);
+      await client.waitFor((m) => m.type === "audio_chunk" && partialEnds().some((end) => ackedEnd(m) >= end - 0.002));
+      expect(client.finals().length).toBe(i);
+    }
+    for (const f of frames.slice(sent)) client.send(f);
+    client.stop();
+    expect((await client.closed).code).toBe(1000);
+    expect(finalTexts(client.messages)).toEqual(["a", "b"]);
+    // Each final was preceded by an ack covering its whole utterance.
+    for (const final of client.finals()) {
+      const ack = client.messages.findIndex((m) => m.type === "audio_chunk" && ackedEnd(m) >= final.data.utterance.end - 0.002);
+      expect(ack).toBeGreaterThanOrEqual(0);
+      expect(ack).toBeLessThan(client.messages.indexOf(final));
+    }
+    expectContiguous(
+      client.messages.filter((m) => m.type === "audio_chunk"),
+      stream.length,
+    );
   });
 });
