@@ -6,8 +6,9 @@
  *
  *   bun bench/wer/segments.ts --model whisper-base --clip leopard_test_de.wav \
  *     [--variant preRollMs=400] [--variant speechPadMs=200,endpointing=1] [--no-prompt] [--languages de]
- *     [--fp32] [--faster-whisper] [--prompt-chars 200]
+ *     [--fp32] [--faster-whisper] [--prompt-chars 200] [--resampler medium|best|fastest]
  *
+ * `--resampler`: the libsamplerate quality of the front end (the session's: medium) for clips not at 16 kHz.
  * `--prompt-chars`: the prompt cut to its last N characters (the session keeps 600).
  * `--fp32`: both fp32 ONNX files (the entry's choice otherwise); `--faster-whisper`: faster-whisper
  * on the same audio too (the whole clip, and each utterance with the prompt the engine had).
@@ -19,7 +20,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createAudioFrontend, FRONTEND_SAMPLE_RATE } from "../../server/audio/frontend.ts";
-import { createResampler } from "../../server/audio/resampler.ts";
+import { createResampler, type ResamplerQuality } from "../../server/audio/resampler.ts";
 import type { EndpointerOptions } from "../../server/vad/endpointer.ts";
 import { sharedAudio } from "../../test/helpers/server.ts";
 import { modelsDir, vadModelsDir } from "../../test/asr/models.ts";
@@ -42,6 +43,7 @@ const { values: args } = parseArgs({
     beam: { type: "string", default: "5" },
     fp32: { type: "boolean", default: false },
     "faster-whisper": { type: "boolean", default: false },
+    resampler: { type: "string", default: "medium" },
   },
 });
 
@@ -57,6 +59,7 @@ const reference = normalizeWords((await referenceTexts(sharedAudio)).get(args.cl
 const languages = args.languages ? args.languages.split(",") : undefined;
 const wavPath = path.join(sharedAudio, args.clip!);
 const wav = readWavFile(wavPath);
+const quality = args.resampler as ResamplerQuality;
 
 /** The finals' audio as the session's front end cuts it with `endpointer` (the session's settings otherwise). */
 async function utterances(endpointer: EndpointerOptions) {
@@ -64,6 +67,7 @@ async function utterances(endpointer: EndpointerOptions) {
   const frontend = await createAudioFrontend({
     format: { encoding: "wav/pcm", bitDepth: 16, sampleRate: wav.sampleRate, channels: 1 },
     vad,
+    resamplerQuality: quality,
     endpointer: { partialIntervalMs: 0, partialOnPause: true, ...endpointer },
   });
   const chunk = Math.round(wav.sampleRate / 10) * 2;
@@ -86,7 +90,7 @@ function parseVariant(s: string): EndpointerOptions {
 const wer = (text: string) => `${wordEdits(reference, normalizeWords(text))}/${reference.length}`;
 const beamSize = Number(args.beam);
 
-const resampler = await createResampler(wav.sampleRate, FRONTEND_SAMPLE_RATE);
+const resampler = await createResampler(wav.sampleRate, FRONTEND_SAMPLE_RATE, quality);
 const clip16k = Float32Array.from([...resampler.push(wav.samples), ...resampler.flush()]);
 resampler.close();
 const whole = await engine.transcribe({ audio: clip16k, partial: false, languages, beamSize });

@@ -457,3 +457,26 @@ describe("a covering partial decode that heard nothing", () => {
     expect(calls.map((c) => c.partial)).toEqual([true, false]);
   });
 });
+
+describe("context given as a function", () => {
+  test("is read at every decode: a final recognized meanwhile prompts the later decodes", async () => {
+    const prompts: string[] = [];
+    let context = "";
+    const stream = new UtteranceStream({
+      profile: STREAMING_PROFILES.balanced,
+      context: () => context,
+      decode: async (req) => {
+        prompts.push(req.previousText);
+        const words = [w("b", 0.1, 0.4)];
+        return { text: texts(words), language: "en", confidence: 1, words, noSpeech: false };
+      },
+    });
+    stream.partial(new Float32Array(0.5 * RATE));
+    await stream.idle();
+    context = "a."; // the utterance before this one is recognized
+    stream.partial(new Float32Array(1 * RATE), true);
+    await stream.idle();
+    expect((await stream.finish(new Float32Array(1 * RATE))).text).toBe("b");
+    expect(prompts).toEqual(["", "a."]);
+  });
+});

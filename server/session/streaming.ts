@@ -111,8 +111,12 @@ export interface StreamView {
 export interface UtteranceStreamOptions {
   profile: StreamingProfile;
   decode: StreamDecode;
-  /** Text said before this utterance (prompt for its first decodes). */
-  context?: string;
+  /**
+   * Text said before this utterance (the prompt's start). A function is read at every decode: the
+   * utterances before this one may still be in recognition when its first partial is decoded, and
+   * each later decode is prompted with what has been recognized by then.
+   */
+  context?: string | (() => string);
   /** Called with each partial view, in order. */
   onPartial?: (view: StreamView) => void;
   /** Called when a partial decode fails (the next one is tried anyway). */
@@ -309,7 +313,8 @@ export class UtteranceStream {
 
   private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number, speculative = false, signal?: AbortSignal, prompt = true): Promise<Decoded> {
     const buffer = audio.subarray(Math.min(this.bufferStart, audio.length));
-    const previousText = prompt ? [this.opts.context ?? "", ...this.done.map((w) => w.word)].join(" ").trim() : "";
+    const context = typeof this.opts.context === "function" ? this.opts.context() : (this.opts.context ?? "");
+    const previousText = prompt ? [context, ...this.done.map((w) => w.word)].join(" ").trim() : "";
     const seconds = buffer.length / this.rate;
     this.stats.decodes++;
     this.stats.decodedSeconds += seconds;

@@ -257,7 +257,8 @@ export class Transcriber {
         stream: new UtteranceStream({
           profile: this.streaming,
           sampleRate: FRONTEND_SAMPLE_RATE,
-          context: previousText(this.heard, channel),
+          // Read at each decode: the finals before this utterance may still be in recognition.
+          context: () => previousText(this.heard, channel),
           decode: (req, signal) => this.decodeForStream(channel, key, req, ++e.seq, signal),
           onPartial: (v) => this.partialView(key, channel, start, v),
         }),
@@ -320,8 +321,10 @@ export class Transcriber {
       : this.recognitionChains[channel]!.then(() =>
           this.transcribeWithRetry(channel, key, 1_000_000, audio, { beamSize: this.streaming.finalBeamSize }),
         );
-    // What the channel has heard (the prompt of later decodes) grows in utterance order, at recognition.
-    this.recognitionChains[channel] = result.then(
+    // What the channel has heard (the prompt of later decodes) grows in utterance order, at recognition
+    // (a streamed final may be ready before the one of the utterance before it).
+    const before = this.recognitionChains[channel]!;
+    this.recognitionChains[channel] = before.then(() => result).then(
       (r) => {
         if (r && r.text.trim() !== "") this.heard.push(this.toUtterance(r, channel, start, end));
       },

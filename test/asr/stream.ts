@@ -29,6 +29,10 @@ export interface StreamOptions {
   /** Extra members of the init body. */
   init?: Record<string, unknown>;
   timeoutMs?: number;
+  /** Send the chunks at 1× real time (a live client) instead of all at once. */
+  realtime?: boolean;
+  /** Once `seconds` of audio are sent, send the rest only after `finals` final transcripts arrived. */
+  holdAt?: { seconds: number; finals: number };
 }
 
 /** 16-bit little-endian PCM bytes of float samples. */
@@ -64,7 +68,18 @@ export async function streamClip(opts: StreamOptions): Promise<StreamedClip> {
   const first = await Promise.race([connected.then(() => "connected" as const), ended, Bun.sleep(timeout).then(() => "timeout" as const)]);
   if (first !== "connected") throw new Error(`session did not connect: ${JSON.stringify(first)} ${errors.map(String).join("; ")}`);
   const started = performance.now();
-  for (let o = 0; o < bytes.length; o += chunkBytes) session.sendAudio(bytes.subarray(o, Math.min(bytes.length, o + chunkBytes)));
+  const chunkMs = ((chunkBytes / 2) * 1000) / wav.sampleRate;
+  const isFinal = (m: { type: string; data?: any }) => m.type === "transcript" && m.data?.is_final === true;
+  const holdAt = opts.holdAt ? Math.round((opts.holdAt.seconds * wav.sampleRate) / (chunkBytes / 2)) : -1;
+  for (let o = 0, i = 0; o < bytes.length; o += chunkBytes, i++) {
+    if (opts.realtime) await Bun.sleep(Math.max(0, started + i * chunkMs - performance.now()));
+    const deadline = performance.now() + timeout;
+    while (i === holdAt && messages.filter(isFinal).length < opts.holdAt!.finals) {
+      if (performance.now() > deadline) throw new Error(`no ${opts.holdAt!.finals} final(s) after ${opts.holdAt!.seconds} s of audio`);
+      await Bun.sleep(20);
+    }
+    session.sendAudio(bytes.subarray(o, Math.min(bytes.length, o + chunkBytes)));
+  }
   session.stopRecording();
   const end = await Promise.race([ended, Bun.sleep(timeout).then(() => ({ code: -1 }))]);
   if (end.code === -1) throw new Error(`session did not end within ${timeout} ms; got ${messages.map((m) => m.type).join(",")}`);

@@ -1,0 +1,108 @@
+/**
+ * The prompt of a streamed utterance (partial transcripts on) with real weights: Whisper tiny.en
+ * behind a real service, driven by the official SDK. The first two Harvard sentences of
+ * `OSR_us_000_0034_8k.wav`; the first one's final is held back until the second utterance's first
+ * partial has been asked for (a busy recognizer), and the client sends the rest of the second
+ * sentence once that final has arrived. The second utterance's later decodes, its final among
+ * them, are prompted with the first sentence, as a decode of the whole clip is conditioned on it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { readWavFile } from "../../workers/dsp/wav.ts";
+import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
+import type { InferenceCoordinator, InferenceJob } from "../../workers/coordinator/types.ts";
+import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
+import { modelsDir, requireWeights, vadModelsDir } from "./models.ts";
+import { streamClip } from "./stream.ts";
+import { wordErrorRate } from "./wer.ts";
+
+const ready = requireWeights("whisper-tiny.en");
+const FIRST = "A gold ring will please most any girl.";
+const SECOND = "The long journey home took a year.";
+
+/** 16-bit mono WAV bytes of `samples`. */
+function wavBytes(samples: Float32Array, rate: number): Uint8Array {
+  const out = new DataView(new ArrayBuffer(44 + samples.length * 2));
+  const ascii = (at: number, s: string) => [...s].forEach((c, i) => out.setUint8(at + i, c.charCodeAt(0)));
+  ascii(0, "RIFF");
+  out.setUint32(4, 36 + samples.length * 2, true);
+  ascii(8, "WAVEfmt ");
+  out.setUint32(16, 16, true);
+  out.setUint16(20, 1, true);
+  out.setUint16(22, 1, true);
+  out.setUint32(24, rate, true);
+  out.setUint32(28, rate * 2, true);
+  out.setUint16(32, 2, true);
+  out.setUint16(34, 16, true);
+  ascii(36, "data");
+  out.setUint32(40, samples.length * 2, true);
+  samples.forEach((x, i) => out.setInt16(44 + i * 2, Math.max(-32768, Math.min(32767, Math.round(x * 32768))), true));
+  return new Uint8Array(out.buffer);
+}
+
+let svc: TestService;
+let coordinator: Promise<InProcessCoordinator> | null = null;
+/** Every job asked of the recognizer, in order. */
+const jobs: InferenceJob[] = [];
+let secondStarted: () => void = () => {};
+const secondUtterance = new Promise<void>((resolve) => (secondStarted = resolve));
+
+/**
+ * The shared recognizer, recording each job; the first utterance's final-settings decodes wait
+ * until a partial of the second one is asked for. (Left running until the process exits, as in
+ * transcription.test.ts.)
+ */
+function gatedCoordinator(): InferenceCoordinator {
+  coordinator ??= InProcessCoordinator.create({ modelsDir, threads: 1, queueLimit: 50, sessionThreads: 1 });
+  return {
+    capabilities: async () => (await coordinator!).capabilities(),
+    transcribe: async (job, signal) => {
+      jobs.push(job);
+      if (job.utteranceId === "0:1" && job.request.partial) secondStarted();
+      if (job.utteranceId === "0:0" && !job.request.partial) await secondUtterance;
+      return (await coordinator!).transcribe(job, signal);
+    },
+    close: async () => {},
+  };
+}
+
+beforeAll(async () => {
+  if (!ready) return;
+  svc = await startTestService({ modelsDir: vadModelsDir, coordinator: gatedCoordinator() });
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+describe.skipIf(!ready)("a streamed utterance's prompt (tiny.en, partial transcripts on)", () => {
+  test("decodes after the previous final was recognized are prompted with it, though the utterance began before", async () => {
+    const wav = readWavFile(path.join(sharedAudio, "OSR_us_000_0034_8k.wav"));
+    // The first two sentences (speech 1.1–3.9 s and 4.6–6.9 s) and the pause after them.
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "streamed-context-")), "two-sentences.wav");
+    writeFileSync(file, wavBytes(wav.samples.subarray(0, Math.round(7.3 * wav.sampleRate)), wav.sampleRate));
+    const r = await streamClip({
+      apiUrl: svc.running.url,
+      key: svc.key,
+      model: "trantoria-1",
+      wavPath: file,
+      languages: ["en"],
+      init: { messages_config: { receive_partial_transcripts: true, receive_final_transcripts: true } },
+      // 5.6 s: the second utterance has begun (its first partial is due 0.5 s after its start).
+      holdAt: { seconds: 5.6, finals: 1 },
+    });
+    expect(r.finals.length).toBe(2);
+    const first = r.finals[0]!.text;
+    expect(wordErrorRate(FIRST, first)).toBe(0);
+    const second = jobs.filter((j) => j.utteranceId === "0:1");
+    // Its first partial was decoded before the first final was recognized: without that text.
+    expect(second[0]!.request.partial).toBe(true);
+    expect(second[0]!.request.previousText ?? "").not.toContain(first);
+    // Its final-settings decodes came after (the client sent the rest once the first final arrived).
+    const finalSettings = second.filter((j) => !j.request.partial);
+    expect(finalSettings.length).toBeGreaterThan(0);
+    for (const j of finalSettings) expect(j.request.previousText).toBe(first);
+    expect(wordErrorRate(SECOND, r.finals[1]!.text)).toBe(0);
+  }, 180_000);
+});
