@@ -55,7 +55,8 @@ export class BatchedVad implements VadModel {
 
   /** Starts the worker thread and loads `silero_vad.onnx` there. */
   static async load(modelPath: string, opts: { tickMs?: number } = {}): Promise<BatchedVad> {
-    const worker = new Worker(new URL("./batch-worker.ts", import.meta.url));
+    // Named: the thread shows as `vad` in /proc/<pid>/task/*/comm (the benchmark splits CPU by thread).
+    const worker = new Worker(new URL("./batch-worker.ts", import.meta.url), { name: "vad" });
     worker.unref();
     await new Promise<void>((resolve, reject) => {
       const onMessage = (m: FromVadWorker) => {
