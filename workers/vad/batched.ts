@@ -1,9 +1,11 @@
 /**
  * Silero VAD off the main thread, batched across streams: every stream's chunks that arrive in one
- * tick (at most one tick starts per `tickMs`, and one is in flight at a time) go to the worker thread together,
- * scored with one inference per step for all streams at once (`batch-worker.ts`). The main thread
- * never runs the model; at most one tick is in flight, so under load the batches grow instead of
- * queueing inferences. Results equal those of `SileroVad` (the batch rows are independent).
+ * tick go to the worker thread together, scored with one inference per step for all streams at once
+ * (`batch-worker.ts`). A tick starts at least `tickMs` after the previous one; while other active
+ * streams have sent nothing yet, it waits for them up to `windowMs` after its first chunk (a lone
+ * stream does not wait). One tick is in flight at a time, so under load the batches grow instead of
+ * queueing inferences. The main thread never runs the model. Results equal those of `SileroVad`
+ * (the batch rows are independent).
  *
  * 16 kHz only (the front end's rate); `SileroVad` also scores 8 kHz.
  */
@@ -15,6 +17,14 @@ import type { VadModel, VadSampleRate, VadStream } from "./silero.ts";
 const FRAME = 512;
 /** Most chunks one tick carries (about 70 minutes of audio); more wait for the next tick. */
 const MAX_TICK_CHUNKS = 1 << 17;
+/** A stream that sent chunks within this many ms is expected to send more soon (its next frame). */
+const ACTIVE_MS = 250;
+/**
+ * How long the first chunk of a tick may wait for the other active streams' chunks. A wake-up of the
+ * VAD thread costs about as much as an inference, and a run after one costs twice a run right after
+ * another; one inference for two streams costs 1.3 times one for one.
+ */
+const DEFAULT_WINDOW_MS = 40;
 /** Most streams plus resets one tick carries (the slots of streams open at once). */
 const MAX_TICK_STREAMS = 1 << 20;
 
@@ -64,13 +74,22 @@ export class BatchedVad implements VadModel {
   /** Requests of the next tick, per slot, in arrival order (Map keeps insertion order). */
   private pending = new Map<number, Request[]>();
   private inFlight: { id: number; requests: Map<number, Request[]>; released: number[] } | null = null;
-  private scheduled = false;
+  /** The timer of the next tick (null: none, or an immediate), the time it is due, and whether an immediate is queued. */
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timerDue = 0;
+  private immediate = false;
+  /** When the oldest chunk waiting for a tick arrived. */
+  private firstPendingAt = 0;
+  /** When each open stream last sent chunks. */
+  private readonly lastSeen = new Map<number, number>();
   private tickId = 0;
   readonly stats: BatchedVadStats = { ticks: 0, inferences: 0, chunks: 0 };
 
   private lastSend = 0;
   private readonly go = () => {
-    this.scheduled = false;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.immediate = false;
     this.send();
   };
 
@@ -82,13 +101,14 @@ export class BatchedVad implements VadModel {
     private readonly worker: Worker,
     private readonly shared: SharedTick,
     private readonly tickMs: number,
+    private readonly windowMs: number,
   ) {
     worker.on("message", (m: FromVadWorker) => this.onMessage(m));
     worker.on("error", (e) => this.failAll(e instanceof Error ? e : new Error(String(e))));
   }
 
   /** Starts the worker thread and loads `silero_vad.onnx` there. */
-  static async load(modelPath: string, opts: { tickMs?: number } = {}): Promise<BatchedVad> {
+  static async load(modelPath: string, opts: { tickMs?: number; windowMs?: number } = {}): Promise<BatchedVad> {
     // Named: the thread shows as `vad` in /proc/<pid>/task/*/comm (the benchmark splits CPU by thread).
     const worker = new Worker(new URL("./batch-worker.ts", import.meta.url), { name: "vad" });
     worker.unref();
@@ -104,7 +124,7 @@ export class BatchedVad implements VadModel {
       worker.once("error", reject);
       worker.postMessage({ type: "load", modelPath, buffers: shared.buffers } satisfies ToVadWorker);
     });
-    return new BatchedVad(worker, shared, opts.tickMs ?? 16);
+    return new BatchedVad(worker, shared, opts.tickMs ?? 16, opts.windowMs ?? DEFAULT_WINDOW_MS);
   }
 
   createStream(sampleRate: VadSampleRate = 16000): VadStream {
@@ -135,6 +155,7 @@ export class BatchedVad implements VadModel {
       close: () => {
         if (closed) return;
         closed = true;
+        this.lastSeen.delete(slot);
         // Free at once unless chunks of this stream still wait for a tick (they would share the
         // slot with a new stream's); those slots are freed once that tick is answered.
         if (this.pending.has(slot)) this.closing.push(slot);
@@ -149,18 +170,42 @@ export class BatchedVad implements VadModel {
   }
 
   private enqueue(slot: number, request: Request): void {
+    const now = performance.now();
     let list = this.pending.get(slot);
     if (!list) this.pending.set(slot, (list = []));
+    if (this.pending.size === 1 && list.length === 0) this.firstPendingAt = now;
     list.push(request);
-    this.schedule();
+    this.lastSeen.set(slot, now);
+    this.schedule(now);
   }
 
-  private schedule(): void {
-    if (this.scheduled || this.inFlight) return;
-    this.scheduled = true;
-    const wait = this.lastSend + this.tickMs - performance.now();
-    if (wait > 1) setTimeout(this.go, wait);
-    else setImmediate(this.go);
+  /** Every stream that sent chunks within `ACTIVE_MS` has chunks waiting (so waiting longer batches nothing more). */
+  private allActivePending(now: number): boolean {
+    for (const [slot, at] of this.lastSeen) if (now - at < ACTIVE_MS && !this.pending.has(slot)) return false;
+    return true;
+  }
+
+  /**
+   * Plans the next tick: at least `tickMs` after the previous one; and while some active stream has
+   * nothing waiting yet, up to `windowMs` after the first waiting chunk, so streams whose frames
+   * arrive a little apart share the inferences (a lone stream, or all streams waiting, go at once).
+   */
+  private schedule(now = performance.now()): void {
+    if (this.inFlight || this.pending.size === 0) return;
+    let due = this.lastSend + this.tickMs;
+    if (this.windowMs > 0 && !this.allActivePending(now)) due = Math.max(due, this.firstPendingAt + this.windowMs);
+    if (this.timer !== null) {
+      if (Math.abs(due - this.timerDue) < 1) return;
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    this.timerDue = due;
+    const wait = due - now;
+    if (wait > 1) this.timer = setTimeout(this.go, wait);
+    else if (!this.immediate) {
+      this.immediate = true;
+      setImmediate(this.go);
+    }
   }
 
   /** The pending requests that fit in one tick, in arrival order (the rest stay pending), and their chunks. */
