@@ -94,8 +94,10 @@ export class BatchedVad implements VadModel {
   };
 
   /**
-   * `tickMs`: least time between two ticks' start. Streams whose chunks arrive within it share one
-   * inference; a chunk waits at most this long (plus the tick in flight).
+   * `tickMs`: least time between two ticks' start. `windowMs`: how long a tick's first chunk may wait
+   * for the chunks of the other streams that sent some within the last `ACTIVE_MS` (0: no wait).
+   * Streams whose chunks arrive within them share one inference; a chunk waits at most the larger
+   * of the two (plus the tick in flight).
    */
   private constructor(
     private readonly worker: Worker,
