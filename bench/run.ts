@@ -13,7 +13,7 @@ import { benchSamples, DEFAULT_CLIPS, frames, RATE, toPcm16 } from "./lib/audio.
 import { chart } from "./lib/chart.ts";
 import { BENCH_REDIS_URL, dropPrefix, redisUnavailable, startWorker } from "./lib/distributed.ts";
 import { openIdle, percentile, runStreams, type StreamResult, type Target } from "./lib/load.ts";
-import { cpuSeconds, loadAverage, rssMb, threadCpu } from "./lib/proc.ts";
+import { cpuSeconds, liveThreadsCpu, loadAverage, rssMb, threadCpu, threadDelta } from "./lib/proc.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const quick = process.argv.includes("--quick");
@@ -94,16 +94,44 @@ async function stopProc(proc: Subprocess): Promise<void> {
   clearTimeout(t);
 }
 
-/** Runs `fn` and returns the CPU seconds `pid` spent meanwhile, and the share of its busiest thread. */
-async function cpuDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ cpu: number; busiestShare: number; value: T }> {
+/**
+ * The service's CPU by thread: `main` (the event loop: sockets, sessions, front end, endpointer,
+ * delivery), `vad` (the batched Silero thread), `engine` (the recognizer's worker threads), `runtime`
+ * (the rest: Bun's JIT, garbage collector and allocator threads, and threads that exited).
+ */
+type CpuSplit = { main: number; vad: number; engine: number; runtime: number };
+
+/** Runs `fn` and returns the CPU seconds `pid` spent meanwhile, split by thread, and the share of its busiest thread. */
+async function cpuDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ cpu: number; split: CpuSplit; busiestShare: number; value: T }> {
   const c0 = cpuSeconds(pid);
   const th0 = threadCpu(pid);
   const value = await fn();
   const cpu = cpuSeconds(pid) - c0;
+  const th1 = threadCpu(pid);
   let busiest = 0;
-  for (const [tid, s] of threadCpu(pid)) busiest = Math.max(busiest, s - (th0.get(tid) ?? 0));
-  return { cpu, busiestShare: cpu > 0 ? busiest / cpu : 0, value };
+  for (const [tid, t] of th1) busiest = Math.max(busiest, t.cpu - (th0.get(tid)?.cpu ?? 0));
+  const d = threadDelta(th0, th1, (name, tid) => (tid === String(pid) ? "main" : name === "vad" || name === "engine" ? name : "runtime"));
+  const main = d.main ?? 0;
+  const vad = d.vad ?? 0;
+  const engine = d.engine ?? 0;
+  // `stat` counts exited threads too; what the live threads do not account for is the runtime's.
+  const split = { main, vad, engine, runtime: Math.max(0, cpu - main - vad - engine) };
+  return { cpu, split, busiestShare: cpu > 0 ? busiest / cpu : 0, value };
 }
+
+/** The bare socket's CPU seconds during `fn`, summed over its threads in nanoseconds (it is a few 10-ms ticks). */
+async function preciseCpuDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ cpu: number; value: T }> {
+  const c0 = liveThreadsCpu(pid);
+  const value = await fn();
+  return { cpu: liveThreadsCpu(pid) - c0, value };
+}
+
+const perAudio = (split: CpuSplit, audio: number): CpuSplit => ({
+  main: round(split.main / audio, 6)!,
+  vad: round(split.vad / audio, 6)!,
+  engine: round(split.engine / audio, 6)!,
+  runtime: round(split.runtime / audio, 6)!,
+});
 
 const all = (rs: StreamResult[], k: "finalLatencyS" | "ackBeyondS" | "ackAfterFinalS") => rs.flatMap((r) => r[k]);
 const round = (x: number, d = 3) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null);
@@ -154,17 +182,19 @@ say(`bare models: vad ${bare.vad_cpu_s.toFixed(3)} + ${bare.engine} ${bare.asr_c
 // ── max speed ───────────────────────────────────────────────────────────────
 const max = await cpuDuring(pid, () => runStreams(target, CPU_STREAMS, audioFrames, false, 0));
 const maxPerAudioS = max.cpu / (CPU_STREAMS * audioS);
-say(`max speed, ${CPU_STREAMS} streams: ${max.cpu.toFixed(2)} cpu-s (${maxPerAudioS.toFixed(4)}/audio-s), busiest thread ${(max.busiestShare * 100).toFixed(0)} %`);
+say(`max speed, ${CPU_STREAMS} streams: ${max.cpu.toFixed(2)} cpu-s (main ${max.split.main.toFixed(2)}, vad ${max.split.vad.toFixed(2)}, engine ${max.split.engine.toFixed(2)}, runtime ${max.split.runtime.toFixed(2)}) (${maxPerAudioS.toFixed(4)}/audio-s), busiest thread ${(max.busiestShare * 100).toFixed(0)} %`);
 
 // ── bare socket, real time ──────────────────────────────────────────────────
-const echoRun = await cpuDuring(echo.proc.pid, () => runStreams({ base: null, wsUrl: echo.wsUrl, model: MODEL }, CPU_STREAMS, audioFrames, true));
+const echoRun = await preciseCpuDuring(echo.proc.pid, () => runStreams({ base: null, wsUrl: echo.wsUrl, model: MODEL }, CPU_STREAMS, audioFrames, true));
 const echoPerAudioS = echoRun.cpu / (CPU_STREAMS * audioS);
+say(`bare socket, ${CPU_STREAMS} real-time streams: ${echoRun.cpu.toFixed(4)} cpu-s (${echoPerAudioS.toFixed(6)}/audio-s)`);
 await stopProc(echo.proc);
 
 // ── real-time ramp: latency per stream count; CPU at CPU_STREAMS ────────────
-interface Step { streams: number; cpu_per_audio_s: number; busiest_thread_share: number; final_p50_ms: number | null; final_p95_ms: number | null; ack_p50_beyond_ms: number | null; ack_p95_beyond_ms: number | null; finals: number; expected_finals: number; complete: boolean; load: number }
+interface Step { streams: number; cpu_per_audio_s: number; cpu_split_per_audio_s: CpuSplit; busiest_thread_share: number; final_p50_ms: number | null; final_p95_ms: number | null; ack_p50_beyond_ms: number | null; ack_p95_beyond_ms: number | null; finals: number; expected_finals: number; complete: boolean; load: number }
 const steps: Step[] = [];
 let rtPerAudioS = NaN;
+let rtSplit: CpuSplit = { main: NaN, vad: NaN, engine: NaN, runtime: NaN };
 let rtAck: number[] = [];
 let rtAckAfterFinal: number[] = [];
 for (const n of RAMP) {
@@ -179,6 +209,7 @@ for (const n of RAMP) {
   const step: Step = {
     streams: n,
     cpu_per_audio_s: r.cpu / (n * audioS),
+    cpu_split_per_audio_s: perAudio(r.split, n * audioS),
     busiest_thread_share: r.busiestShare,
     final_p50_ms: round(percentile(finals, 50) * 1000, 0),
     final_p95_ms: round(percentile(finals, 95) * 1000, 0),
@@ -192,10 +223,11 @@ for (const n of RAMP) {
   steps.push(step);
   if (n === CPU_STREAMS) {
     rtPerAudioS = step.cpu_per_audio_s;
+    rtSplit = step.cpu_split_per_audio_s;
     rtAck = acks;
     rtAckAfterFinal = all(r.value, "ackAfterFinalS");
   }
-  say(`real time, ${n} streams: final p50 ${step.final_p50_ms} ms p95 ${step.final_p95_ms} ms, ack p50 / p95 beyond ${step.ack_p50_beyond_ms} / ${step.ack_p95_beyond_ms} ms, ${step.finals}/${step.expected_finals} finals, ${(step.cpu_per_audio_s).toFixed(4)} cpu-s/audio-s, busiest thread ${(step.busiest_thread_share * 100).toFixed(0)} %, load ${step.load}`);
+  say(`real time, ${n} streams: final p50 ${step.final_p50_ms} ms p95 ${step.final_p95_ms} ms, ack p50 / p95 beyond ${step.ack_p50_beyond_ms} / ${step.ack_p95_beyond_ms} ms, ${step.finals}/${step.expected_finals} finals, ${(step.cpu_per_audio_s).toFixed(4)} cpu-s/audio-s (main ${step.cpu_split_per_audio_s.main}, vad ${step.cpu_split_per_audio_s.vad}, engine ${step.cpu_split_per_audio_s.engine}, runtime ${step.cpu_split_per_audio_s.runtime}), busiest thread ${(step.busiest_thread_share * 100).toFixed(0)} %, load ${step.load}`);
 }
 const baseP95 = steps[0]!.final_p95_ms ?? NaN;
 
@@ -275,10 +307,23 @@ async function distributedStep(embedded: Step | undefined) {
 }
 const distributed = await distributedStep(steps.find((s) => s.streams === CPU_STREAMS));
 
+const bareVadPerAudioS = bare.vad_cpu_s / bare.audio_s;
+const bareAsrPerAudioS = bare.asr_cpu_s / bare.audio_s;
+/**
+ * The gateway's own CPU per audio-second at real time: everything but the recognizer's threads and
+ * the bare Silero runs of the same audio (main thread, runtime threads, and the VAD thread's CPU
+ * beyond what Silero costs alone).
+ */
+const gatewayPerAudioS = rtPerAudioS - rtSplit.engine - bareVadPerAudioS;
 const summary = {
   cpu_ratio_realtime: round(rtPerAudioS / barePerAudioS),
   cpu_ratio_max: round(maxPerAudioS / barePerAudioS),
-  overhead_vs_echo: round((rtPerAudioS - barePerAudioS) / echoPerAudioS),
+  overhead_vs_echo: round(gatewayPerAudioS / echoPerAudioS),
+  service_minus_bare_vs_echo: round((rtPerAudioS - barePerAudioS) / echoPerAudioS),
+  gateway_cpu_per_audio_s: round(gatewayPerAudioS, 6),
+  cpu_split_per_audio_s_realtime: rtSplit,
+  vad_ratio_vs_bare: round(rtSplit.vad / bareVadPerAudioS),
+  engine_ratio_vs_bare: round(rtSplit.engine / bareAsrPerAudioS),
   streams_sustained: sustained,
   ack_p95_beyond_utterance_ms: round(percentile(rtAck, 95) * 1000, 0),
   ack_p95_after_final_ms: round(percentile(rtAckAfterFinal, 95) * 1000, 0),
@@ -291,7 +336,8 @@ const summary = {
   service_cpu_per_audio_s_realtime: round(rtPerAudioS, 5),
   service_cpu_per_audio_s_max: round(maxPerAudioS, 5),
   bare_cpu_per_audio_s: round(barePerAudioS, 5),
-  bare_vad_cpu_per_audio_s: round(bare.vad_cpu_s / bare.audio_s, 5),
+  bare_vad_cpu_per_audio_s: round(bareVadPerAudioS, 6),
+  bare_asr_cpu_per_audio_s: round(bareAsrPerAudioS, 5),
   echo_cpu_per_audio_s: round(echoPerAudioS, 6),
   busiest_thread_share_max: round(max.busiestShare),
   rss_start_mb: round(rssStart, 1),

@@ -119,7 +119,8 @@ export class EnginePool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(new URL("./worker.ts", import.meta.url));
+    // Named: the thread shows as `engine` in /proc/<pid>/task/*/comm (the benchmark splits CPU by thread).
+    const worker = new Worker(new URL("./worker.ts", import.meta.url), { name: "engine" });
     const slot: Slot = { worker };
     worker.on("message", (msg: FromWorker) => this.onMessage(slot, msg));
     worker.on("error", (err: unknown) => this.onCrash(slot, err instanceof Error ? err : new Error(String(err))));

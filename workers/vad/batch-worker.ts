@@ -1,12 +1,13 @@
 /**
  * Worker thread of the batched VAD: one Silero session; the recurrent state and the 64-sample
  * context of every stream (by slot); each tick's chunks scored with one inference per step, all
- * streams of the step in the batch dimension (input [B, 576], state [2, B, 128]). Buffers and
- * tensors are reused from tick to tick.
+ * streams of the step in the batch dimension (input [B, 576], state [2, B, 128]). Ticks arrive in
+ * shared memory (`batch-protocol.ts`): the thread waits on the request word, not on messages or
+ * timers. Buffers and tensors are reused from tick to tick.
  */
 import { parentPort } from "node:worker_threads";
 import * as ort from "onnxruntime-node";
-import type { FromVadWorker, ToVadWorker } from "./batch-protocol.ts";
+import { CTL, type FromVadWorker, type SharedVadBuffers, type ToVadWorker } from "./batch-protocol.ts";
 
 if (!parentPort) throw new Error("workers/vad/batch-worker.ts must run as a worker thread");
 const port = parentPort;
@@ -26,6 +27,9 @@ let capacity = 0;
 let input = new Float32Array(0);
 let state = new Float32Array(0);
 const tensors = new Map<number, { input: ort.Tensor; state: ort.Tensor }>();
+/** Per tick: first chunk of each stream, and the rows of one step (grown as needed). */
+let offsets = new Int32Array(16);
+let rows = new Int32Array(16);
 
 function ensureSlots(slot: number): void {
   if ((slot + 1) * SLOT <= slotState.length) return;
@@ -52,31 +56,35 @@ function ensureBatch(b: number): { input: ort.Tensor; state: ort.Tensor } {
   return t;
 }
 
-async function run(msg: Extract<ToVadWorker, { type: "run" }>): Promise<FromVadWorker> {
-  const { slots, counts, resets, frames } = msg;
-  for (const s of resets) {
+/** Scores the tick held in the shared buffers; returns the inferences it ran. */
+async function run(control: Int32Array, index: Int32Array, frames: Float32Array, probs: Float32Array): Promise<number> {
+  const n = control[CTL.STREAMS]!;
+  const resets = control[CTL.RESETS]!;
+  for (let k = 2 * n; k < 2 * n + resets; k++) {
+    const s = index[k]!;
     ensureSlots(s);
     slotState.fill(0, s * SLOT, (s + 1) * SLOT);
   }
-  const n = slots.length;
-  const offsets = new Int32Array(n); // first chunk of each stream in `frames` / `probs`
+  if (offsets.length < n) {
+    offsets = new Int32Array(2 * n);
+    rows = new Int32Array(2 * n);
+  }
   let total = 0;
   let steps = 0;
   for (let i = 0; i < n; i++) {
-    ensureSlots(slots[i]!);
+    ensureSlots(index[i]!);
     offsets[i] = total;
-    total += counts[i]!;
-    steps = Math.max(steps, counts[i]!);
+    const c = index[n + i]!;
+    total += c;
+    if (c > steps) steps = c;
   }
-  const probs = new Float32Array(total);
-  const rows = new Int32Array(n);
   for (let step = 0; step < steps; step++) {
     let b = 0;
-    for (let i = 0; i < n; i++) if (counts[i]! > step) rows[b++] = i;
+    for (let i = 0; i < n; i++) if (index[n + i]! > step) rows[b++] = i;
     const t = ensureBatch(b);
     for (let r = 0; r < b; r++) {
       const i = rows[r]!;
-      const base = slots[i]! * SLOT;
+      const base = index[i]! * SLOT;
       input.set(slotState.subarray(base + 2 * HIDDEN, base + SLOT), r * ROW);
       const chunk = (offsets[i]! + step) * FRAME;
       input.set(frames.subarray(chunk, chunk + FRAME), r * ROW + CONTEXT);
@@ -88,7 +96,7 @@ async function run(msg: Extract<ToVadWorker, { type: "run" }>): Promise<FromVadW
     const next = out.stateN!.data as Float32Array;
     for (let r = 0; r < b; r++) {
       const i = rows[r]!;
-      const base = slots[i]! * SLOT;
+      const base = index[i]! * SLOT;
       slotState.set(next.subarray(r * HIDDEN, (r + 1) * HIDDEN), base);
       slotState.set(next.subarray((b + r) * HIDDEN, (b + r + 1) * HIDDEN), base + HIDDEN);
       const chunkEnd = (offsets[i]! + step + 1) * FRAME;
@@ -96,36 +104,49 @@ async function run(msg: Extract<ToVadWorker, { type: "run" }>): Promise<FromVadW
       probs[offsets[i]! + step] = p[r]!;
     }
   }
-  return { type: "result", id: msg.id, probs, inferences: steps };
+  return steps;
 }
 
-let queue: Promise<unknown> = Promise.resolve();
-port.on("message", (msg: ToVadWorker) => {
-  if (msg.type === "load") {
-    queue = queue.then(async () => {
-      try {
-        session = await ort.InferenceSession.create(msg.modelPath, {
-          intraOpNumThreads: 1,
-          interOpNumThreads: 1,
-          executionMode: "sequential",
-          graphOptimizationLevel: "all",
-        });
-        for (const name of ["input", "state", "sr"]) {
-          if (!session.inputNames.includes(name)) throw new Error(`${msg.modelPath} is not a Silero VAD v5 model (no input "${name}")`);
-        }
-        port.postMessage({ type: "loaded" } satisfies FromVadWorker);
-      } catch (e) {
-        port.postMessage({ type: "load_failed", message: (e as Error).message } satisfies FromVadWorker);
-      }
-    });
-  } else {
-    queue = queue.then(async () => {
-      try {
-        const reply = await run(msg);
-        port.postMessage(reply, [(reply as { probs: Float32Array<ArrayBuffer> }).probs.buffer]);
-      } catch (e) {
-        port.postMessage({ type: "failed", id: msg.id, message: (e as Error).message } satisfies FromVadWorker);
-      }
-    });
+/** Waits for each tick on the request word, scores it, and signals it done. */
+async function serve(buffers: SharedVadBuffers): Promise<never> {
+  const control = new Int32Array(buffers.control);
+  // Length-tracking views: the main thread grows the buffers between ticks.
+  const index = new Int32Array(buffers.index);
+  const frames = new Float32Array(buffers.frames);
+  const probs = new Float32Array(buffers.probs);
+  let seen = Atomics.load(control, CTL.REQUEST);
+  for (;;) {
+    const wait = Atomics.waitAsync(control, CTL.REQUEST, seen);
+    if (wait.async) await wait.value;
+    const id = Atomics.load(control, CTL.REQUEST);
+    if (id === seen) continue;
+    seen = id;
+    try {
+      control[CTL.INFERENCES] = await run(control, index, frames, probs);
+      Atomics.store(control, CTL.DONE, id);
+      Atomics.notify(control, CTL.DONE);
+    } catch (e) {
+      port.postMessage({ type: "failed", id, message: (e as Error).message } satisfies FromVadWorker);
+    }
   }
+}
+
+port.on("message", async (msg: ToVadWorker) => {
+  if (msg.type !== "load") return;
+  try {
+    session = await ort.InferenceSession.create(msg.modelPath, {
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+      executionMode: "sequential",
+      graphOptimizationLevel: "all",
+    });
+    for (const name of ["input", "state", "sr"]) {
+      if (!session.inputNames.includes(name)) throw new Error(`${msg.modelPath} is not a Silero VAD v5 model (no input "${name}")`);
+    }
+  } catch (e) {
+    port.postMessage({ type: "load_failed", message: (e as Error).message } satisfies FromVadWorker);
+    return;
+  }
+  void serve(msg.buffers);
+  port.postMessage({ type: "loaded" } satisfies FromVadWorker);
 });
