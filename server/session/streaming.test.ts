@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { TranscribeResult, WordTiming } from "../../workers/coordinator/types.ts";
+import { PreemptedError, type TranscribeResult, type WordTiming } from "../../workers/coordinator/types.ts";
 import {
   STREAMING_PROFILES,
   UtteranceStream,
@@ -455,5 +455,94 @@ describe("a covering partial decode that heard nothing", () => {
     expect(final.text).toBe("hello there");
     expect(stream.stats.finalReused).toBe(false);
     expect(calls.map((c) => c.partial)).toEqual([true, false]);
+  });
+});
+
+describe("partials shed when the recognizer is behind", () => {
+  /** Decodes answered by hand: `answer(i)` resolves call i, `preempt(i)` rejects it as a final's preemption. */
+  function manual() {
+    const calls: { req: StreamDecodeRequest; answer: () => void; preempt: () => void }[] = [];
+    const decode = (req: StreamDecodeRequest) =>
+      new Promise<TranscribeResult>((resolve, reject) => {
+        const answer = () => resolve({ text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false });
+        calls.push({ req, answer, preempt: () => reject(new PreemptedError()) });
+      });
+    return { calls, decode };
+  }
+  const seconds = (calls: { req: StreamDecodeRequest }[]) => calls.map((c) => c.req.audio.length / RATE);
+  /** The profile's interval is 1 ms, so a partial answered after 300 ms was behind by about 300 ms. */
+  const slow = { ...STREAMING_PROFILES.low_latency, partialIntervalMs: 1, restWhenBehind: 1, maxRestS: 60 };
+
+  test("after a partial decode slower than the partial interval, the next partial waits; a pause does not", async () => {
+    const { calls, decode } = manual();
+    const stream = new UtteranceStream({ profile: slow, decode });
+    stream.partial(new Float32Array(RATE));
+    await Bun.sleep(300);
+    stream.partial(new Float32Array(2 * RATE));
+    calls[0]!.answer();
+    await Bun.sleep(10);
+    // Resting: the newer partial audio is not decoded yet.
+    expect(seconds(calls)).toEqual([1]);
+    expect(stream.stats.rests).toBe(1);
+    // A pause ends the rest at once, and its audio (newer) replaces the waiting partial audio.
+    stream.partial(new Float32Array(2.5 * RATE), true);
+    await Bun.sleep(0);
+    expect(seconds(calls)).toEqual([1, 2.5]);
+    expect(calls[1]!.req.speculative).toBe(true);
+    calls[1]!.answer();
+    expect((await stream.finish(new Float32Array(2.5 * RATE))).text).toBe("hello");
+    expect(calls).toHaveLength(2);
+  });
+
+  test("the final ends a rest without decoding the waiting partial audio", async () => {
+    const { calls, decode } = manual();
+    const stream = new UtteranceStream({ profile: { ...slow, reuseCoveringDecode: false }, decode });
+    stream.partial(new Float32Array(RATE));
+    await Bun.sleep(300);
+    stream.partial(new Float32Array(2 * RATE));
+    calls[0]!.answer();
+    await Bun.sleep(10);
+    const final = stream.finish(new Float32Array(3 * RATE));
+    await Bun.sleep(0);
+    expect(seconds(calls)).toEqual([1, 3]);
+    expect(calls[1]!.req.partial).toBe(false);
+    calls[1]!.answer();
+    expect((await final).text).toBe("hello");
+    await stream.idle();
+    expect(calls).toHaveLength(2);
+  });
+
+  test("without rests (restWhenBehind 0) a slow partial is followed at once", async () => {
+    const { calls, decode } = manual();
+    const stream = new UtteranceStream({ profile: { ...slow, restWhenBehind: 0 }, decode });
+    stream.partial(new Float32Array(RATE));
+    await Bun.sleep(300);
+    stream.partial(new Float32Array(2 * RATE));
+    calls[0]!.answer();
+    await Bun.sleep(0);
+    expect(seconds(calls)).toEqual([1, 2]);
+    expect(stream.stats.rests).toBe(0);
+    calls[1]!.answer();
+    await stream.idle();
+  });
+
+  test("a partial preempted for a final is not an error: its audio is decoded again unless newer audio waits", async () => {
+    const { calls, decode } = manual();
+    const errors: unknown[] = [];
+    const views: StreamView[] = [];
+    const stream = new UtteranceStream({ profile: { ...slow, restWhenBehind: 0 }, decode, onError: (e) => errors.push(e), onPartial: (v) => views.push(v) });
+    stream.partial(new Float32Array(RATE));
+    calls[0]!.preempt();
+    await Bun.sleep(0);
+    expect(seconds(calls)).toEqual([1, 1]);
+    stream.partial(new Float32Array(2 * RATE));
+    calls[1]!.preempt();
+    await Bun.sleep(0);
+    expect(seconds(calls)).toEqual([1, 1, 2]);
+    calls[2]!.answer();
+    await stream.idle();
+    expect(errors).toEqual([]);
+    expect(views.map((v) => v.text)).toEqual(["hello"]);
+    expect(stream.stats.preempted).toBe(2);
   });
 });

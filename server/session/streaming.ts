@@ -16,6 +16,12 @@
  *   words before the cut leave the buffer and become prompt. Past `hardBufferS` it is cut at the
  *   last committed word whatever it is. A decode therefore never covers more than about
  *   `hardBufferS` plus one partial interval of audio.
+ * - Shedding when the recognizer is behind: a partial decode that took longer (from its request to
+ *   its result: the engine's queue plus the decode) than the partial interval means the engine has
+ *   more work than it keeps up with; the next partial decode of the utterance then starts only after
+ *   a rest of `restWhenBehind` × the excess (at most `maxRestS`), so a pause or another stream's final
+ *   finds the engine free sooner. A pause or the final ends the rest. A partial the engine gave up to
+ *   a final (`PreemptedError`) is skipped: its audio, unless newer audio waits, is decoded after the rest.
  * - Speculative final: when speech pauses (`pause`), the utterance as it stands is decoded next with
  *   the final search settings (`finalBeamSize`), ahead of any newer partial audio. If the pause
  *   becomes the utterance's end, that decode is the final's tail: no decode runs after the
@@ -29,7 +35,7 @@
  *
  * The module knows no engine and no session: it is given a `decode` function.
  */
-import type { TranscribeResult, WordTiming } from "../../workers/coordinator/types.ts";
+import { PreemptedError, type TranscribeResult, type WordTiming } from "../../workers/coordinator/types.ts";
 
 export type LatencyProfile = "low_latency" | "balanced" | "accurate";
 
@@ -56,6 +62,13 @@ export interface StreamingProfile {
    * decoded with little audio after them, are often misheard alike by successive decodes.
    */
   minCommitAudioS: number;
+  /**
+   * When a partial decode took longer than the partial interval (queue wait included), the next one
+   * waits this many times the excess (0: never); at most `maxRestS`.
+   */
+  restWhenBehind: number;
+  /** Longest rest between partial decodes, seconds. */
+  maxRestS: number;
 }
 
 /**
@@ -64,9 +77,9 @@ export interface StreamingProfile {
  * uncommitted tail with a beam search at the end.
  */
 export const STREAMING_PROFILES: Record<LatencyProfile, StreamingProfile> = {
-  low_latency: { partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5 },
-  balanced: { partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5 },
-  accurate: { partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, commitMarginS: 0.3, minCommitAudioS: 1.5 },
+  low_latency: { partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2 },
+  balanced: { partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2 },
+  accurate: { partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2 },
 };
 
 export function streamingProfile(name: string | undefined): StreamingProfile {
@@ -198,8 +211,11 @@ export class UtteranceStream {
   /** Audio of a pause waiting for the running decode to end: decoded next, with the final settings. */
   private queuedPause: Float32Array | null = null;
   private finished = false;
+  /** performance.now() before which no partial decode starts (the recognizer is behind), and what ends the rest early. */
+  private restUntil = 0;
+  private wake: (() => void) | null = null;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
-  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false };
+  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0, preempted: 0 };
 
   constructor(private readonly opts: UtteranceStreamOptions) {
     this.rate = opts.sampleRate ?? 16000;
@@ -231,6 +247,7 @@ export class UtteranceStream {
       // A decode still running (a partial, or the speculative final of an earlier pause that speech
       // went on after) saw less than the pause audio: it gives way.
       this.inflight?.abort.abort();
+      this.wake?.();
     } else this.queued = audio;
     this.running ??= this.runPartials();
   }
@@ -238,24 +255,58 @@ export class UtteranceStream {
   private async runPartials(): Promise<void> {
     for (;;) {
       const pause = this.queuedPause !== null;
+      if (!pause && this.queued !== null && !this.finished && performance.now() < this.restUntil) {
+        await this.rest();
+        continue;
+      }
       const audio = this.queuedPause ?? this.queued;
       if (audio === null || this.finished) break;
       if (pause) this.queuedPause = null;
       else this.queued = null;
       const abort = new AbortController();
+      const asked = performance.now();
       try {
         const decoded = this.decodeBuffer(audio, !pause, this.opts.profile.finalBeamSize, pause, abort.signal);
         this.inflight = { decoded, audioEnd: audio.length, partial: !pause, abort };
         const d = await decoded.finally(() => (this.inflight = null));
+        if (!pause) this.paceAfter(performance.now() - asked);
         if (this.finished) break;
         this.agree(d);
         this.cut();
         this.opts.onPartial?.(this.view(this.history[this.history.length - 1] ?? [], d));
       } catch (e) {
-        if (!abort.signal.aborted) this.opts.onError?.(e);
+        if (e instanceof PreemptedError && !abort.signal.aborted) {
+          // Skipped for a final: decoded again after the rest unless newer audio came meanwhile.
+          this.stats.preempted++;
+          if (this.queuedPause === null) this.queued ??= audio;
+          this.paceAfter(performance.now() - asked);
+        } else if (!abort.signal.aborted) this.opts.onError?.(e);
       }
     }
     this.running = null;
+  }
+
+  /** A partial decode took `ms` from request to result: beyond the partial interval, the next one rests. */
+  private paceAfter(ms: number): void {
+    const p = this.opts.profile;
+    const excess = ms - p.partialIntervalMs;
+    if (excess <= 0 || p.restWhenBehind <= 0) return;
+    this.restUntil = performance.now() + Math.min(p.maxRestS * 1000, excess * p.restWhenBehind);
+  }
+
+  /** Waits out the rest; a pause or the final ends it. */
+  private async rest(): Promise<void> {
+    this.stats.rests++;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, Math.max(0, this.restUntil - performance.now()));
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        if (self.wake === done) self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
   }
 
   /** Resolves once no decode is running or waiting. */
@@ -274,6 +325,7 @@ export class UtteranceStream {
     this.queued = null;
     this.queuedPause = null;
     this.finished = true;
+    this.wake?.();
     const p = this.opts.profile;
     const covers = (end: number) => end >= audio.length - Math.round(0.02 * this.rate);
     const usable = (x: { audioEnd: number; partial: boolean }) => covers(x.audioEnd) && (!x.partial || p.reuseCoveringDecode);

@@ -10,7 +10,7 @@
  * the acknowledgments.
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
-import { NoCapacityError, type InferenceCoordinator, type TranscribeResult } from "../../workers/coordinator/types.ts";
+import { NoCapacityError, type DecodePriority, type InferenceCoordinator, type TranscribeResult } from "../../workers/coordinator/types.ts";
 import { FRONTEND_SAMPLE_RATE, type FrontendEvent } from "../audio/frontend.ts";
 import type { Logger } from "../log.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
@@ -246,7 +246,7 @@ export class Transcriber {
    * capacity; the final then decodes anew), a final waits and retries.
    */
   private async decodeForStream(channel: number, key: string, req: StreamDecodeRequest, seq: number, signal?: AbortSignal): Promise<TranscribeResult> {
-    const extra = { previousText: req.previousText, beamSize: req.beamSize, signal };
+    const extra: DecodeExtra = { previousText: req.previousText, beamSize: req.beamSize, signal, ...(req.speculative ? { priority: "speculative" } : {}) };
     if (req.partial || req.speculative) return this.transcribe(channel, key, seq, req.audio, req.partial, extra);
     const r = await this.transcribeWithRetry(channel, key, 1_000_000 + seq, req.audio, extra);
     if (!r) throw new Error("final transcription failed");
@@ -371,6 +371,7 @@ export class Transcriber {
       utteranceId: key,
       seq,
       model: options.model,
+      priority: extra.priority ?? (partial ? "partial" : "final"),
       request: {
         audio,
         partial,
@@ -421,6 +422,8 @@ interface DecodeExtra {
   previousText?: string;
   beamSize?: number;
   signal?: AbortSignal;
+  /** A speculative final (a final's is `final`, a partial's `partial`). */
+  priority?: DecodePriority;
 }
 
 /** A streamed view as an engine result (times from the utterance start). */

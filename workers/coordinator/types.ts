@@ -32,6 +32,27 @@ export interface InferenceJob {
   seq: number;
   model: PublicModel;
   request: TranscribeRequest;
+  /** How urgent the decode is (default: `partial` for a partial request, else `final`); see `DecodePriority`. */
+  priority?: DecodePriority;
+}
+
+/**
+ * Which decodes go first when the engines are behind: a final (the client waits for it), then a
+ * speculative final (decoded at a pause, it has the endpointing window to finish in), then a
+ * partial (it only refreshes a display, and a newer one follows).
+ */
+export type DecodePriority = "final" | "speculative" | "partial";
+
+/**
+ * Raised for a partial decode that an engine gave up to more urgent work (a final waiting for it):
+ * the partial is skipped, not failed; a newer one may follow.
+ */
+export class PreemptedError extends Error {
+  readonly code = "preempted";
+  constructor(message = "the partial decode gave way to a final") {
+    super(message);
+    this.name = "PreemptedError";
+  }
 }
 
 /** Raised when no engine can take the work now (queue full, no worker with room): callers answer 503 / retry. */

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { resolve } from "node:path";
-import { NoCapacityError } from "../coordinator/types.ts";
+import { NoCapacityError, PreemptedError } from "../coordinator/types.ts";
 import { readWavFile } from "../dsp/wav.ts";
 import { EnginePool } from "./pool.ts";
 import type { EngineSpec } from "./protocol.ts";
@@ -51,5 +51,51 @@ describe("engine pool", () => {
     const final = track("final", pool.run(spec, { audio, partial: false }));
     await Promise.all([running, partial, final]);
     expect(order).toEqual(["running", "final", "partial"]);
+  });
+
+  test("finals, then speculative finals, then partials leave the queue, first come first served within each", async () => {
+    const order: string[] = [];
+    const track = (name: string, p: Promise<unknown>) => p.then(() => order.push(name));
+    const wide = new EnginePool({ threads: 1, queueLimit: 8 });
+    try {
+      const running = track("running", wide.run(spec, { audio, partial: false }));
+      const jobs = [
+        track("partial 1", wide.run(spec, { audio, partial: true })),
+        track("speculative 1", wide.run(spec, { audio, partial: false }, undefined, "speculative")),
+        track("final 1", wide.run(spec, { audio, partial: false })),
+        track("partial 2", wide.run(spec, { audio, partial: true })),
+        track("speculative 2", wide.run(spec, { audio, partial: false }, undefined, "speculative")),
+        track("final 2", wide.run(spec, { audio, partial: false })),
+      ];
+      await Promise.all([running, ...jobs]);
+      expect(order).toEqual(["running", "final 1", "final 2", "speculative 1", "speculative 2", "partial 1", "partial 2"]);
+    } finally {
+      await wide.close();
+    }
+  });
+
+  test("a final or speculative final preempts a running partial; a partial or a final preempts nothing else", async () => {
+    for (const urgent of ["final", "speculative"] as const) {
+      const before = pool.preemptions;
+      const partial = pool.run(spec, { audio, partial: true });
+      const queuedPartial = pool.run(spec, { audio, partial: true });
+      const final = pool.run(spec, { audio, partial: false }, undefined, urgent);
+      await expect(partial).rejects.toBeInstanceOf(PreemptedError);
+      expect((await final).text).toBe("a");
+      // The queued partial was not running: it waits and runs.
+      expect((await queuedPartial).text).toBe("a");
+      expect(pool.preemptions).toBe(before + 1);
+    }
+    const before = pool.preemptions;
+    const running = pool.run(spec, { audio, partial: false });
+    const second = pool.run(spec, { audio, partial: false });
+    expect((await running).text).toBe("a");
+    expect((await second).text).toBe("a");
+    const partial = pool.run(spec, { audio, partial: true });
+    const another = pool.run(spec, { audio, partial: true });
+    expect((await partial).text).toBe("a");
+    expect((await another).text).toBe("a");
+    expect(pool.preemptions).toBe(before);
+    expect(pool.load).toEqual({ running: 0, queued: 0, oldestQueuedMs: 0 });
   });
 });

@@ -2,11 +2,16 @@
  * A pool of worker threads running engines off the main event loop, with a bounded wait queue:
  * each worker runs one job at a time; when every worker is busy and the queue is full, `run`
  * rejects at once with `NoCapacityError`.
+ *
+ * Priorities (`DecodePriority`): the queue holds finals, then speculative finals, then partials,
+ * first come first served within each. A final or speculative final that finds every worker busy
+ * preempts a running partial: that partial is rejected at once with `PreemptedError` and its engine
+ * stops before its next ONNX call, so the urgent job waits for one call, not for a whole decode.
  */
 import { settleWithin } from "../../common/timeout.ts";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { NoCapacityError } from "../coordinator/types.ts";
+import { NoCapacityError, PreemptedError, type DecodePriority } from "../coordinator/types.ts";
 import type { TranscribeRequest, TranscribeResult } from "../engines/types.ts";
 import type { EngineSpec, FromWorker, ToWorker } from "./protocol.ts";
 
@@ -21,18 +26,25 @@ interface Job {
   id: number;
   spec: EngineSpec;
   request: TranscribeRequest;
+  priority: DecodePriority;
   resolve: (r: TranscribeResult) => void;
   reject: (e: Error) => void;
   signal?: AbortSignal;
   onAbort?: () => void;
   /** performance.now() when the job was submitted. */
   queuedAt: number;
+  /** performance.now() when a worker took it. */
+  startedAt: number;
 }
 
 interface Slot {
   worker: Worker;
   job?: Job;
+  /** The running job was preempted: the worker is asked to stop it and stays busy until it answers. */
+  preempted?: boolean;
 }
+
+const RANK: Record<DecodePriority, number> = { final: 0, speculative: 1, partial: 2 };
 
 function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException("the job was aborted", "AbortError");
@@ -58,8 +70,14 @@ export class EnginePool {
     return { running: this.slots.filter((s) => s.job).length, queued: this.queue.length, oldestQueuedMs: oldest ? performance.now() - oldest.queuedAt : 0 };
   }
 
-  /** Runs one transcription on a worker. Rejects with NoCapacityError when the queue is full. */
-  run(spec: EngineSpec, request: TranscribeRequest, signal?: AbortSignal): Promise<TranscribeResult> {
+  /** Partials given up to finals so far. */
+  preemptions = 0;
+
+  /**
+   * Runs one transcription on a worker. Rejects with NoCapacityError when the queue is full, with
+   * PreemptedError when a partial gives way to a final. `priority`: default from `request.partial`.
+   */
+  run(spec: EngineSpec, request: TranscribeRequest, signal?: AbortSignal, priority?: DecodePriority): Promise<TranscribeResult> {
     if (this.closed) return Promise.reject(new Error("engine pool is closed"));
     if (signal?.aborted) return Promise.reject(abortError(signal));
     const free = this.slots.find((s) => !s.job);
@@ -67,24 +85,43 @@ export class EnginePool {
       return Promise.reject(new NoCapacityError(`inference queue full (${this.queueLimit} waiting)`));
     }
     return new Promise<TranscribeResult>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, spec, request, resolve, reject, signal, queuedAt: performance.now() };
+      const job: Job = { id: this.nextId++, startedAt: 0, spec, request, priority: priority ?? (request.partial ? "partial" : "final"), resolve, reject, signal, queuedAt: performance.now() };
       if (signal) {
         job.onAbort = () => this.abort(job);
         signal.addEventListener("abort", job.onAbort, { once: true });
       }
       if (free) this.start(free, job);
-      else this.enqueue(job);
+      else {
+        this.enqueue(job);
+        this.preemptFor(job);
+      }
     });
   }
 
-  /**
-   * Queues a job: finals before partials (a partial only refreshes a display and a newer one will
-   * follow; a final is what the client waits for), first come first served within each kind.
-   */
+  /** Queues a job after every job of its priority or a more urgent one, before the less urgent. */
   private enqueue(job: Job): void {
-    const firstPartial = job.request.partial ? -1 : this.queue.findIndex((j) => j.request.partial);
-    if (firstPartial < 0) this.queue.push(job);
-    else this.queue.splice(firstPartial, 0, job);
+    const after = this.queue.findIndex((j) => RANK[j.priority] > RANK[job.priority]);
+    if (after < 0) this.queue.push(job);
+    else this.queue.splice(after, 0, job);
+  }
+
+  /**
+   * A queued final or speculative final takes the worker of a running partial, unless enough
+   * workers are already stopping for the urgent jobs queued. The partial started last goes (the
+   * least work lost).
+   */
+  private preemptFor(job: Job): void {
+    if (job.priority === "partial") return;
+    const urgent = this.queue.filter((j) => j.priority !== "partial").length;
+    const stopping = this.slots.filter((s) => s.preempted).length;
+    if (urgent <= stopping) return;
+    const victim = this.slots.filter((s) => s.job && !s.preempted && s.job.priority === "partial").sort((a, b) => b.job!.startedAt - a.job!.startedAt)[0];
+    if (!victim) return;
+    const partial = victim.job!;
+    victim.preempted = true;
+    this.preemptions++;
+    this.stopRunning(victim, partial);
+    this.settle(partial, new PreemptedError());
   }
 
   /** Asks every worker to drop its cached engine for `engineId`. */
@@ -130,7 +167,9 @@ export class EnginePool {
   }
 
   private start(slot: Slot, job: Job): void {
+    job.startedAt = performance.now();
     slot.job = job;
+    slot.preempted = false;
     slot.worker.postMessage({ type: "transcribe", jobId: job.id, spec: job.spec, request: job.request } satisfies ToWorker);
   }
 
@@ -139,6 +178,7 @@ export class EnginePool {
     const job = slot.job;
     if (!job || job.id !== msg.jobId) return; // an aborted job's late answer
     slot.job = undefined;
+    slot.preempted = false;
     if (msg.type === "result") this.settle(job, undefined, msg.result);
     else this.settle(job, Object.assign(new Error(msg.error.message), { name: msg.error.name }));
     this.drain(slot);
@@ -149,6 +189,7 @@ export class EnginePool {
     if (index < 0 || this.closed) return;
     if (slot.job) this.settle(slot.job, err);
     slot.job = undefined;
+    slot.preempted = false;
     slot.worker.removeAllListeners();
     void slot.worker.terminate();
     const fresh = this.spawn();
@@ -167,11 +208,14 @@ export class EnginePool {
     // A running job keeps its worker until it answers (its engine is asked to stop early); its
     // result is then dropped.
     const running = this.slots.find((s) => s.job === job);
-    if (running) {
-      running.job = { ...job, resolve: () => {}, reject: () => {}, signal: undefined };
-      running.worker.postMessage({ type: "abort", jobId: job.id } satisfies ToWorker);
-    }
+    if (running) this.stopRunning(running, job);
     this.settle(job, abortError(job.signal!));
+  }
+
+  /** Asks a worker to stop its running job, whose answer will be dropped. */
+  private stopRunning(slot: Slot, job: Job): void {
+    slot.job = { ...job, resolve: () => {}, reject: () => {}, signal: undefined };
+    slot.worker.postMessage({ type: "abort", jobId: job.id } satisfies ToWorker);
   }
 
   private settle(job: Job, err?: Error, result?: TranscribeResult): void {
