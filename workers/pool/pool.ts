@@ -5,7 +5,7 @@
  *
  * Priorities (`DecodePriority`): the queue holds finals, then speculative finals, then partials,
  * first come first served within each. A final or speculative final that finds every worker busy
- * preempts a running partial: that partial is rejected at once with `PreemptedError` and its engine
+ * preempts a running partial that has not run long: that partial is rejected at once with `PreemptedError` and its engine
  * stops before its next ONNX call, so the urgent job waits for one call, not for a whole decode.
  */
 import { settleWithin } from "../../common/timeout.ts";
@@ -35,6 +35,8 @@ interface Job {
   queuedAt: number;
   /** performance.now() when a worker took it. */
   startedAt: number;
+  /** The pool asked the worker to stop it (aborted or preempted): its answer is dropped. */
+  stopped?: boolean;
 }
 
 interface Slot {
@@ -45,6 +47,13 @@ interface Slot {
 }
 
 const RANK: Record<DecodePriority, number> = { final: 0, speculative: 1, partial: 2 };
+/**
+ * A running partial is preempted only while it has run less than this share of the engine's recent
+ * partial decodes (or less than PREEMPT_FLOOR_MS): one further along would waste more work than the
+ * final's wait it saves, which matters when the engine is overloaded.
+ */
+const PREEMPT_BEFORE = 0.5;
+const PREEMPT_FLOOR_MS = 50;
 
 function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException("the job was aborted", "AbortError");
@@ -72,6 +81,8 @@ export class EnginePool {
 
   /** Partials given up to finals so far. */
   preemptions = 0;
+  /** Per engine id: moving average of the milliseconds a partial decode runs. */
+  private readonly partialMs = new Map<string, number>();
 
   /**
    * Runs one transcription on a worker. Rejects with NoCapacityError when the queue is full, with
@@ -106,16 +117,20 @@ export class EnginePool {
   }
 
   /**
-   * A queued final or speculative final takes the worker of a running partial, unless enough
-   * workers are already stopping for the urgent jobs queued. The partial started last goes (the
-   * least work lost).
+   * A queued final or speculative final takes the worker of a running partial that has not run
+   * long (see PREEMPT_BEFORE), unless enough workers are already stopping for the urgent jobs queued.
+   * The partial started last goes (the least work lost).
    */
   private preemptFor(job: Job): void {
     if (job.priority === "partial") return;
     const urgent = this.queue.filter((j) => j.priority !== "partial").length;
     const stopping = this.slots.filter((s) => s.preempted).length;
     if (urgent <= stopping) return;
-    const victim = this.slots.filter((s) => s.job && !s.preempted && s.job.priority === "partial").sort((a, b) => b.job!.startedAt - a.job!.startedAt)[0];
+    const now = performance.now();
+    const young = (j: Job) => now - j.startedAt < Math.max(PREEMPT_FLOOR_MS, PREEMPT_BEFORE * (this.partialMs.get(j.spec.id) ?? Infinity));
+    const victim = this.slots
+      .filter((s) => s.job && !s.job.stopped && s.job.priority === "partial" && young(s.job))
+      .sort((a, b) => b.job!.startedAt - a.job!.startedAt)[0];
     if (!victim) return;
     const partial = victim.job!;
     victim.preempted = true;
@@ -179,6 +194,11 @@ export class EnginePool {
     if (!job || job.id !== msg.jobId) return; // an aborted job's late answer
     slot.job = undefined;
     slot.preempted = false;
+    if (msg.type === "result" && job.priority === "partial" && !job.stopped) {
+      const ms = performance.now() - job.startedAt;
+      const avg = this.partialMs.get(job.spec.id);
+      this.partialMs.set(job.spec.id, avg === undefined ? ms : 0.8 * avg + 0.2 * ms);
+    }
     if (msg.type === "result") this.settle(job, undefined, msg.result);
     else this.settle(job, Object.assign(new Error(msg.error.message), { name: msg.error.name }));
     this.drain(slot);
@@ -214,7 +234,7 @@ export class EnginePool {
 
   /** Asks a worker to stop its running job, whose answer will be dropped. */
   private stopRunning(slot: Slot, job: Job): void {
-    slot.job = { ...job, resolve: () => {}, reject: () => {}, signal: undefined };
+    slot.job = { ...job, stopped: true, resolve: () => {}, reject: () => {}, signal: undefined };
     slot.worker.postMessage({ type: "abort", jobId: job.id } satisfies ToWorker);
   }
 
