@@ -546,3 +546,70 @@ describe("partials shed when the recognizer is behind", () => {
     expect(stream.stats.preempted).toBe(2);
   });
 });
+
+describe("the seconds a final counts (transcription_time)", () => {
+  /** Decodes released by hand on a clock the test moves. */
+  function clocked() {
+    const clock = { t: 0 };
+    const calls: { req: StreamDecodeRequest; signal?: AbortSignal; release: () => void }[] = [];
+    const decode = (req: StreamDecodeRequest, signal?: AbortSignal) =>
+      new Promise<TranscribeResult>((resolve, reject) => {
+        const release = () => resolve({ text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false });
+        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+        calls.push({ req, signal, release });
+      });
+    return { clock, calls, decode, now: () => clock.t };
+  }
+  const noRest = { restWhenBehind: 0 };
+
+  test("a speculative decode that becomes the final: its time only, not the partial before it nor the one it aborted", async () => {
+    const { clock, calls, decode, now } = clocked();
+    const stream = new UtteranceStream({ profile: { ...STREAMING_PROFILES.low_latency, ...noRest }, decode, now });
+    stream.partial(new Float32Array(RATE));
+    clock.t = 200;
+    calls[0]!.release(); // a partial: 0.2 s
+    await Bun.sleep(0);
+    stream.partial(new Float32Array(2 * RATE));
+    await Bun.sleep(0);
+    clock.t = 500;
+    stream.partial(new Float32Array(2.5 * RATE), true); // aborts the 0.3 s partial in flight
+    await Bun.sleep(0);
+    expect(calls[1]!.signal!.aborted).toBe(true);
+    clock.t = 1200;
+    calls[2]!.release(); // the speculative final: 0.7 s
+    const final = await stream.finish(new Float32Array(2.5 * RATE));
+    expect(stream.stats.finalReused).toBe(true);
+    expect(final.seconds).toBeCloseTo(0.7, 9);
+  });
+
+  test("a speculative decode that speech went on after, and an aborted partial, do not count: the final's own decode does", async () => {
+    const { clock, calls, decode, now } = clocked();
+    const stream = new UtteranceStream({ profile: { ...STREAMING_PROFILES.accurate, ...noRest }, decode, now });
+    stream.partial(new Float32Array(RATE), true);
+    clock.t = 400;
+    calls[0]!.release(); // speculative, 0.4 s: speech goes on
+    await Bun.sleep(0);
+    stream.partial(new Float32Array(2 * RATE));
+    await Bun.sleep(0);
+    clock.t = 600;
+    const final = stream.finish(new Float32Array(3 * RATE)); // aborts the partial in flight (not covering)
+    await Bun.sleep(0);
+    expect(calls[1]!.signal!.aborted).toBe(true);
+    expect(calls[2]!.req.partial).toBe(false);
+    clock.t = 1500;
+    calls[2]!.release();
+    expect((await final).seconds).toBeCloseTo(0.9, 9);
+  });
+
+  test("a partial view counts its one decode", async () => {
+    const { clock, calls, decode, now } = clocked();
+    const views: StreamView[] = [];
+    const stream = new UtteranceStream({ profile: { ...STREAMING_PROFILES.low_latency, ...noRest }, decode, now, onPartial: (v) => views.push(v) });
+    clock.t = 100;
+    stream.partial(new Float32Array(RATE));
+    clock.t = 350;
+    calls[0]!.release();
+    await stream.idle();
+    expect(views.map((v) => v.seconds)).toEqual([0.25]);
+  });
+});

@@ -113,6 +113,12 @@ export interface StreamView {
   confidence: number;
   /** Seconds of the utterance the decode behind this view covered. */
   end: number;
+  /**
+   * Wall seconds, request to result, of the decodes this view comes from: the one decode of a
+   * partial; for the final, the reused (speculative or partial) decode or the final's own decodes.
+   * Other decodes (earlier partials, speculative decodes not used, aborted decodes) are not counted.
+   */
+  seconds: number;
 }
 
 export interface UtteranceStreamOptions {
@@ -125,6 +131,8 @@ export interface UtteranceStreamOptions {
   /** Called when a partial decode fails (the next one is tried anyway). */
   onError?: (err: unknown) => void;
   sampleRate?: number;
+  /** Milliseconds clock (default performance.now): decode times and rests. */
+  now?: () => number;
 }
 
 /** Lower case, letters and digits only: how words are compared between decodes. */
@@ -183,6 +191,8 @@ interface Decoded {
   language: string;
   confidence: number;
   partial: boolean;
+  /** Wall seconds from the request to the result. */
+  seconds: number;
   /**
    * The decode has fewer words than the committed words it should repeat: Whisper skipped part of
    * the buffer (it does so when the prompt ends mid-sentence and the buffer goes on from there).
@@ -193,6 +203,7 @@ interface Decoded {
 /** The streaming state of one utterance. */
 export class UtteranceStream {
   private readonly rate: number;
+  private readonly now: () => number;
   /** Committed words before the buffer (prompt). */
   private readonly done: WordTiming[] = [];
   /** Committed words inside the buffer. */
@@ -219,6 +230,7 @@ export class UtteranceStream {
 
   constructor(private readonly opts: UtteranceStreamOptions) {
     this.rate = opts.sampleRate ?? 16000;
+    this.now = opts.now ?? (() => performance.now());
   }
 
   /** Seconds of the utterance before which audio is no longer decoded. */
@@ -255,7 +267,7 @@ export class UtteranceStream {
   private async runPartials(): Promise<void> {
     for (;;) {
       const pause = this.queuedPause !== null;
-      if (!pause && this.queued !== null && !this.finished && performance.now() < this.restUntil) {
+      if (!pause && this.queued !== null && !this.finished && this.now() < this.restUntil) {
         await this.rest();
         continue;
       }
@@ -264,12 +276,12 @@ export class UtteranceStream {
       if (pause) this.queuedPause = null;
       else this.queued = null;
       const abort = new AbortController();
-      const asked = performance.now();
+      const asked = this.now();
       try {
         const decoded = this.decodeBuffer(audio, !pause, this.opts.profile.finalBeamSize, pause, abort.signal);
         this.inflight = { decoded, audioEnd: audio.length, partial: !pause, abort };
         const d = await decoded.finally(() => (this.inflight = null));
-        if (!pause) this.paceAfter(performance.now() - asked);
+        if (!pause) this.paceAfter(d.seconds * 1000);
         if (this.finished) break;
         this.agree(d);
         this.cut();
@@ -279,7 +291,7 @@ export class UtteranceStream {
           // Skipped for a final: decoded again after the rest unless newer audio came meanwhile.
           this.stats.preempted++;
           if (this.queuedPause === null) this.queued ??= audio;
-          this.paceAfter(performance.now() - asked);
+          this.paceAfter(this.now() - asked);
         } else if (!abort.signal.aborted) this.opts.onError?.(e);
       }
     }
@@ -291,14 +303,14 @@ export class UtteranceStream {
     const p = this.opts.profile;
     const excess = ms - p.partialIntervalMs;
     if (excess <= 0 || p.restWhenBehind <= 0) return;
-    this.restUntil = performance.now() + Math.min(p.maxRestS * 1000, excess * p.restWhenBehind);
+    this.restUntil = this.now() + Math.min(p.maxRestS * 1000, excess * p.restWhenBehind);
   }
 
   /** Waits out the rest; a pause or the final ends it. */
   private async rest(): Promise<void> {
     this.stats.rests++;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, Math.max(0, this.restUntil - performance.now()));
+      const timer = setTimeout(done, Math.max(0, this.restUntil - this.now()));
       const self = this;
       function done() {
         clearTimeout(timer);
@@ -341,8 +353,12 @@ export class UtteranceStream {
     this.stats.finalReused = d !== null;
     if (d === null) {
       d = await this.decodeBuffer(audio, false, p.finalBeamSize);
-      // Decoded again without the prompt, which is what made Whisper skip.
-      if (d.skipped) d = await this.decodeBuffer(audio, false, p.finalBeamSize, false, undefined, false);
+      // Decoded again without the prompt, which is what made Whisper skip (both decodes count).
+      if (d.skipped) {
+        const first = d.seconds;
+        d = await this.decodeBuffer(audio, false, p.finalBeamSize, false, undefined, false);
+        d.seconds += first;
+      }
     } else {
       // The newest decode's tail. It saw the utterance plus a little of the pause after it, so its
       // (interpolated) word times may run past the final audio: they are clamped, no word dropped.
@@ -360,14 +376,16 @@ export class UtteranceStream {
     this.stats.decodes++;
     this.stats.decodedSeconds += seconds;
     this.stats.maxDecodedSeconds = Math.max(this.stats.maxDecodedSeconds, seconds);
+    const asked = this.now();
     const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }), ...(speculative ? { speculative } : {}) }, signal);
+    const decodeSeconds = (this.now() - asked) / 1000;
     const offset = this.bufferStart / this.rate;
     const words = (r.noSpeech ? [] : r.words)
       .filter((w) => w.word.trim() !== "")
       .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
     const k = alignToCommitted(words, this.committed);
     const skipped = words.length < this.committed.length;
-    const decoded: Decoded = { audioEnd: audio.length, tentative: words.slice(k), language: r.language, confidence: r.confidence, partial, skipped };
+    const decoded: Decoded = { audioEnd: audio.length, tentative: words.slice(k), language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped };
     this.latest = decoded;
     return decoded;
   }
@@ -428,6 +446,7 @@ export class UtteranceStream {
       language: d.language,
       confidence: d.confidence,
       end: d.audioEnd / this.rate,
+      seconds: d.seconds,
     };
   }
 }

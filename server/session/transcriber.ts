@@ -74,7 +74,12 @@ export class Transcriber {
   readonly finalIds: string[] = [];
   /** The latest finals detected (delivered or not): channel, absolute utterance index, start (s). */
   private readonly recentFinals: { channel: number; index: number; start: number }[] = [];
-  /** Seconds spent in final transcriptions. */
+  /**
+   * Seconds spent recognizing the finals (`transcription_time`): per final, request to result of
+   * the decodes its text comes from (a streamed final's reused speculative or partial decode, or its
+   * own decodes). Partial decodes before it, speculative decodes not used and aborted decodes are
+   * not counted: they are the price of partials, not of the transcript.
+   */
   transcriptionTimeS = 0;
   private lastFinalEnd: number[] = [];
   /** After a restart: events before this session time were already handled by the previous process. */
@@ -271,10 +276,16 @@ export class Transcriber {
     this.streams.delete(key);
     // Streamed: the committed words plus the tail. Otherwise one decode of the whole utterance.
     const result = streamed
-      ? streamed.stream.finish(audio).then(viewResult, () => null)
-      : this.recognitionChains[channel]!.then(() =>
-          this.transcribeWithRetry(channel, key, 1_000_000, audio, { beamSize: this.streaming.finalBeamSize }),
-        );
+      ? streamed.stream.finish(audio).then((v) => {
+          this.transcriptionTimeS += v.seconds;
+          return viewResult(v);
+        }, () => null)
+      : this.recognitionChains[channel]!.then(async () => {
+          const asked = performance.now();
+          const r = await this.transcribeWithRetry(channel, key, 1_000_000, audio, { beamSize: this.streaming.finalBeamSize });
+          if (r) this.transcriptionTimeS += (performance.now() - asked) / 1000;
+          return r;
+        });
     // What the channel has heard (the prompt of later decodes) grows in utterance order, at recognition.
     this.recognitionChains[channel] = result.then(
       (r) => {
@@ -361,7 +372,6 @@ export class Transcriber {
   }
 
   private async transcribe(channel: number, key: string, seq: number, audio: Float32Array, partial: boolean, extra: DecodeExtra = {}): Promise<TranscribeResult> {
-    const started = performance.now();
     const { id, options } = this.host;
     const languages = this.decodeLanguages();
     const vocabulary = sessionVocabulary(options);
@@ -382,9 +392,7 @@ export class Transcriber {
         ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
       },
     };
-    const r = await this.host.coordinator.transcribe(job, extra.signal);
-    if (!partial) this.transcriptionTimeS += (performance.now() - started) / 1000;
-    return r;
+    return this.host.coordinator.transcribe(job, extra.signal);
   }
 
   /**
