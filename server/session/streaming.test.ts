@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { PreemptedError, type TranscribeResult, type WordTiming } from "../../workers/coordinator/types.ts";
+import type { TranscribeResult, WordTiming } from "../../workers/coordinator/types.ts";
 import {
   STREAMING_PROFILES,
   UtteranceStream,
@@ -459,13 +459,13 @@ describe("a covering partial decode that heard nothing", () => {
 });
 
 describe("partials shed when the recognizer is behind", () => {
-  /** Decodes answered by hand: `answer(i)` resolves call i, `preempt(i)` rejects it as a final's preemption. */
+  /** Decodes answered by hand: `answer()` resolves one. */
   function manual() {
-    const calls: { req: StreamDecodeRequest; answer: () => void; preempt: () => void }[] = [];
+    const calls: { req: StreamDecodeRequest; answer: () => void }[] = [];
     const decode = (req: StreamDecodeRequest) =>
-      new Promise<TranscribeResult>((resolve, reject) => {
+      new Promise<TranscribeResult>((resolve) => {
         const answer = () => resolve({ text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false });
-        calls.push({ req, answer, preempt: () => reject(new PreemptedError()) });
+        calls.push({ req, answer });
       });
     return { calls, decode };
   }
@@ -526,25 +526,6 @@ describe("partials shed when the recognizer is behind", () => {
     await stream.idle();
   });
 
-  test("a partial preempted for a final is not an error: its audio is decoded again unless newer audio waits", async () => {
-    const { calls, decode } = manual();
-    const errors: unknown[] = [];
-    const views: StreamView[] = [];
-    const stream = new UtteranceStream({ profile: { ...slow, restWhenBehind: 0 }, decode, onError: (e) => errors.push(e), onPartial: (v) => views.push(v) });
-    stream.partial(new Float32Array(RATE));
-    calls[0]!.preempt();
-    await Bun.sleep(0);
-    expect(seconds(calls)).toEqual([1, 1]);
-    stream.partial(new Float32Array(2 * RATE));
-    calls[1]!.preempt();
-    await Bun.sleep(0);
-    expect(seconds(calls)).toEqual([1, 1, 2]);
-    calls[2]!.answer();
-    await stream.idle();
-    expect(errors).toEqual([]);
-    expect(views.map((v) => v.text)).toEqual(["hello"]);
-    expect(stream.stats.preempted).toBe(2);
-  });
 });
 
 describe("the seconds a final counts (transcription_time)", () => {

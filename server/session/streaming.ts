@@ -20,8 +20,7 @@
  *   its result: the engine's queue plus the decode) than the partial interval means the engine has
  *   more work than it keeps up with; the next partial decode of the utterance then starts only after
  *   a rest of `restWhenBehind` × the excess (at most `maxRestS`), so a pause or another stream's final
- *   finds the engine free sooner. A pause or the final ends the rest. A partial the engine gave up to
- *   a final (`PreemptedError`) is skipped: its audio, unless newer audio waits, is decoded after the rest.
+ *   finds the engine free sooner. A pause or the final ends the rest.
  * - Speculative final: when speech pauses (`pause`), the utterance as it stands is decoded next with
  *   the final search settings (`finalBeamSize`), ahead of any newer partial audio. If the pause
  *   becomes the utterance's end, that decode is the final's tail: no decode runs after the
@@ -35,7 +34,7 @@
  *
  * The module knows no engine and no session: it is given a `decode` function.
  */
-import { PreemptedError, type TranscribeResult, type WordTiming } from "../../workers/coordinator/types.ts";
+import type { TranscribeResult, WordTiming } from "../../workers/coordinator/types.ts";
 
 export type LatencyProfile = "low_latency" | "balanced" | "accurate";
 
@@ -226,7 +225,7 @@ export class UtteranceStream {
   private restUntil = 0;
   private wake: (() => void) | null = null;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
-  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0, preempted: 0 };
+  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0 };
 
   constructor(private readonly opts: UtteranceStreamOptions) {
     this.rate = opts.sampleRate ?? 16000;
@@ -276,7 +275,6 @@ export class UtteranceStream {
       if (pause) this.queuedPause = null;
       else this.queued = null;
       const abort = new AbortController();
-      const asked = this.now();
       try {
         const decoded = this.decodeBuffer(audio, !pause, this.opts.profile.finalBeamSize, pause, abort.signal);
         this.inflight = { decoded, audioEnd: audio.length, partial: !pause, abort };
@@ -287,12 +285,7 @@ export class UtteranceStream {
         this.cut();
         this.opts.onPartial?.(this.view(this.history[this.history.length - 1] ?? [], d));
       } catch (e) {
-        if (e instanceof PreemptedError && !abort.signal.aborted) {
-          // Skipped for a final: decoded again after the rest unless newer audio came meanwhile.
-          this.stats.preempted++;
-          if (this.queuedPause === null) this.queued ??= audio;
-          this.paceAfter(this.now() - asked);
-        } else if (!abort.signal.aborted) this.opts.onError?.(e);
+        if (!abort.signal.aborted) this.opts.onError?.(e);
       }
     }
     this.running = null;

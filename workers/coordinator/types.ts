@@ -43,17 +43,6 @@ export interface InferenceJob {
  */
 export type DecodePriority = "final" | "speculative" | "partial";
 
-/**
- * Raised for a partial decode that an engine gave up to more urgent work (a final waiting for it):
- * the partial is skipped, not failed; a newer one may follow.
- */
-export class PreemptedError extends Error {
-  readonly code = "preempted";
-  constructor(message = "the partial decode gave way to a final") {
-    super(message);
-    this.name = "PreemptedError";
-  }
-}
 
 /** Raised when no engine can take the work now (queue full, no worker with room): callers answer 503 / retry. */
 export class NoCapacityError extends Error {

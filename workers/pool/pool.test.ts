@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { resolve } from "node:path";
-import { NoCapacityError, PreemptedError } from "../coordinator/types.ts";
+import { NoCapacityError } from "../coordinator/types.ts";
 import { readWavFile } from "../dsp/wav.ts";
 import { EnginePool } from "./pool.ts";
 import type { EngineSpec } from "./protocol.ts";
@@ -72,30 +72,5 @@ describe("engine pool", () => {
     } finally {
       await wide.close();
     }
-  });
-
-  test("a final or speculative final preempts a running partial; a partial or a final preempts nothing else", async () => {
-    for (const urgent of ["final", "speculative"] as const) {
-      const before = pool.preemptions;
-      const partial = pool.run(spec, { audio, partial: true });
-      const queuedPartial = pool.run(spec, { audio, partial: true });
-      const final = pool.run(spec, { audio, partial: false }, undefined, urgent);
-      await expect(partial).rejects.toBeInstanceOf(PreemptedError);
-      expect((await final).text).toBe("a");
-      // The queued partial was not running: it waits and runs.
-      expect((await queuedPartial).text).toBe("a");
-      expect(pool.preemptions).toBe(before + 1);
-    }
-    const before = pool.preemptions;
-    const running = pool.run(spec, { audio, partial: false });
-    const second = pool.run(spec, { audio, partial: false });
-    expect((await running).text).toBe("a");
-    expect((await second).text).toBe("a");
-    const partial = pool.run(spec, { audio, partial: true });
-    const another = pool.run(spec, { audio, partial: true });
-    expect((await partial).text).toBe("a");
-    expect((await another).text).toBe("a");
-    expect(pool.preemptions).toBe(before);
-    expect(pool.load).toEqual({ running: 0, queued: 0, oldestQueuedMs: 0 });
   });
 });
