@@ -221,7 +221,7 @@ export class UtteranceStream {
   /** Audio of a pause waiting for the running decode to end: decoded next, with the final settings. */
   private queuedPause: Float32Array | null = null;
   private finished = false;
-  /** performance.now() before which no partial decode starts (the recognizer is behind), and what ends the rest early. */
+  /** Clock time (ms) before which no partial decode starts (the recognizer is behind), and what ends the rest early. */
   private restUntil = 0;
   private wake: (() => void) | null = null;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
