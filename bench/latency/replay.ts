@@ -71,7 +71,8 @@ async function replay(clip: string, decodeS: number, commitMarginS: number): Pro
     partialIntervalMs: base.partialIntervalMs,
     partialOnPause: true,
   });
-  const profile = { ...base, commitMarginS };
+  // No rests: decode times here are simulated, the wall clock is not the engine's load.
+  const profile = { ...base, commitMarginS, restWhenBehind: 0 };
   const finals: string[] = [];
   let clock = 0;
   /** Decodes waiting for their (simulated) time to pass; all open while a final is made. */

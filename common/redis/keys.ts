@@ -10,6 +10,8 @@
  *   {p}:worker:{id}         a worker's advertisement (JSON, expires unless refreshed)
  *   {p}:failure:{entry}     last error of a job entry (kept a short while, for dead-letter reasons)
  *   {p}:stats:deadlettered  counter of dead-lettered jobs
+ *   {p}:withdrawn           pub/sub channel: job keys their gateway no longer wants (workers stop them)
+ *   {p}:withdrawn:{key}     the same, kept a short while for a worker that has read the job but not started it
  *   {p}:owner:{session}     the gateway holding a live session (lease)
  *   {p}:gateway:{id}:handover  pub/sub channel of hand-over requests to one gateway
  *   {p}:store:…             the store's accounts, keys and sessions (server/store/redis.ts)
@@ -45,6 +47,16 @@ export class RedisKeys {
 
   failure(stream: string, entryId: string): string {
     return `${this.prefix}:failure:${stream}:${entryId}`;
+  }
+
+  /** Pub/sub channel of withdrawn job keys. */
+  get withdrawn(): string {
+    return `${this.prefix}:withdrawn`;
+  }
+
+  /** Marks job `key` withdrawn (checked before a worker starts it). */
+  withdrawnJob(key: string): string {
+    return `${this.prefix}:withdrawn:${key}`;
   }
 
   get deadLetteredCount(): string {

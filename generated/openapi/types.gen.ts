@@ -1401,7 +1401,7 @@ export type TranscriptionMetadata = {
      */
     billing_time: number;
     /**
-     * Seconds spent transcribing.
+     * Seconds spent transcribing: per final utterance, from the request to the result of the decodes its final transcript comes from. In a live session with partial transcripts, the partial decodes before the final, speculative decodes that did not become the final and decodes given up are not counted.
      */
     transcription_time: number;
 };

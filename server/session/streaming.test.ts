@@ -480,3 +480,140 @@ describe("context given as a function", () => {
     expect(prompts).toEqual(["", "a."]);
   });
 });
+
+describe("partials shed when the recognizer is behind", () => {
+  /** Decodes answered by hand: `answer()` resolves one. */
+  function manual() {
+    const calls: { req: StreamDecodeRequest; answer: () => void }[] = [];
+    const decode = (req: StreamDecodeRequest) =>
+      new Promise<TranscribeResult>((resolve) => {
+        const answer = () => resolve({ text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false });
+        calls.push({ req, answer });
+      });
+    return { calls, decode };
+  }
+  const seconds = (calls: { req: StreamDecodeRequest }[]) => calls.map((c) => c.req.audio.length / RATE);
+  /** The profile's interval is 1 ms, so a partial answered after 300 ms was behind by about 300 ms. */
+  const slow = { ...STREAMING_PROFILES.low_latency, partialIntervalMs: 1, restWhenBehind: 1, maxRestS: 60 };
+
+  test("after a partial decode slower than the partial interval, the next partial waits; a pause does not", async () => {
+    const { calls, decode } = manual();
+    const stream = new UtteranceStream({ profile: slow, decode });
+    stream.partial(new Float32Array(RATE));
+    await Bun.sleep(300);
+    stream.partial(new Float32Array(2 * RATE));
+    calls[0]!.answer();
+    await Bun.sleep(10);
+    // Resting: the newer partial audio is not decoded yet.
+    expect(seconds(calls)).toEqual([1]);
+    expect(stream.stats.rests).toBe(1);
+    // A pause ends the rest at once, and its audio (newer) replaces the waiting partial audio.
+    stream.partial(new Float32Array(2.5 * RATE), true);
+    await Bun.sleep(0);
+    expect(seconds(calls)).toEqual([1, 2.5]);
+    expect(calls[1]!.req.speculative).toBe(true);
+    calls[1]!.answer();
+    expect((await stream.finish(new Float32Array(2.5 * RATE))).text).toBe("hello");
+    expect(calls).toHaveLength(2);
+  });
+
+  test("the final ends a rest without decoding the waiting partial audio", async () => {
+    const { calls, decode } = manual();
+    const stream = new UtteranceStream({ profile: { ...slow, reuseCoveringDecode: false }, decode });
+    stream.partial(new Float32Array(RATE));
+    await Bun.sleep(300);
+    stream.partial(new Float32Array(2 * RATE));
+    calls[0]!.answer();
+    await Bun.sleep(10);
+    const final = stream.finish(new Float32Array(3 * RATE));
+    await Bun.sleep(0);
+    expect(seconds(calls)).toEqual([1, 3]);
+    expect(calls[1]!.req.partial).toBe(false);
+    calls[1]!.answer();
+    expect((await final).text).toBe("hello");
+    await stream.idle();
+    expect(calls).toHaveLength(2);
+  });
+
+  test("without rests (restWhenBehind 0) a slow partial is followed at once", async () => {
+    const { calls, decode } = manual();
+    const stream = new UtteranceStream({ profile: { ...slow, restWhenBehind: 0 }, decode });
+    stream.partial(new Float32Array(RATE));
+    await Bun.sleep(300);
+    stream.partial(new Float32Array(2 * RATE));
+    calls[0]!.answer();
+    await Bun.sleep(0);
+    expect(seconds(calls)).toEqual([1, 2]);
+    expect(stream.stats.rests).toBe(0);
+    calls[1]!.answer();
+    await stream.idle();
+  });
+
+});
+
+describe("the seconds a final counts (transcription_time)", () => {
+  /** Decodes released by hand on a clock the test moves. */
+  function clocked() {
+    const clock = { t: 0 };
+    const calls: { req: StreamDecodeRequest; signal?: AbortSignal; release: () => void }[] = [];
+    const decode = (req: StreamDecodeRequest, signal?: AbortSignal) =>
+      new Promise<TranscribeResult>((resolve, reject) => {
+        const release = () => resolve({ text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false });
+        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+        calls.push({ req, signal, release });
+      });
+    return { clock, calls, decode, now: () => clock.t };
+  }
+  const noRest = { restWhenBehind: 0 };
+
+  test("a speculative decode that becomes the final: its time only, not the partial before it nor the one it aborted", async () => {
+    const { clock, calls, decode, now } = clocked();
+    const stream = new UtteranceStream({ profile: { ...STREAMING_PROFILES.low_latency, ...noRest }, decode, now });
+    stream.partial(new Float32Array(RATE));
+    clock.t = 200;
+    calls[0]!.release(); // a partial: 0.2 s
+    await Bun.sleep(0);
+    stream.partial(new Float32Array(2 * RATE));
+    await Bun.sleep(0);
+    clock.t = 500;
+    stream.partial(new Float32Array(2.5 * RATE), true); // aborts the 0.3 s partial in flight
+    await Bun.sleep(0);
+    expect(calls[1]!.signal!.aborted).toBe(true);
+    clock.t = 1200;
+    calls[2]!.release(); // the speculative final: 0.7 s
+    const final = await stream.finish(new Float32Array(2.5 * RATE));
+    expect(stream.stats.finalReused).toBe(true);
+    expect(final.seconds).toBeCloseTo(0.7, 9);
+  });
+
+  test("a speculative decode that speech went on after, and an aborted partial, do not count: the final's own decode does", async () => {
+    const { clock, calls, decode, now } = clocked();
+    const stream = new UtteranceStream({ profile: { ...STREAMING_PROFILES.accurate, ...noRest }, decode, now });
+    stream.partial(new Float32Array(RATE), true);
+    clock.t = 400;
+    calls[0]!.release(); // speculative, 0.4 s: speech goes on
+    await Bun.sleep(0);
+    stream.partial(new Float32Array(2 * RATE));
+    await Bun.sleep(0);
+    clock.t = 600;
+    const final = stream.finish(new Float32Array(3 * RATE)); // aborts the partial in flight (not covering)
+    await Bun.sleep(0);
+    expect(calls[1]!.signal!.aborted).toBe(true);
+    expect(calls[2]!.req.partial).toBe(false);
+    clock.t = 1500;
+    calls[2]!.release();
+    expect((await final).seconds).toBeCloseTo(0.9, 9);
+  });
+
+  test("a partial view counts its one decode", async () => {
+    const { clock, calls, decode, now } = clocked();
+    const views: StreamView[] = [];
+    const stream = new UtteranceStream({ profile: { ...STREAMING_PROFILES.low_latency, ...noRest }, decode, now, onPartial: (v) => views.push(v) });
+    clock.t = 100;
+    stream.partial(new Float32Array(RATE));
+    clock.t = 350;
+    calls[0]!.release();
+    await stream.idle();
+    expect(views.map((v) => v.seconds)).toEqual([0.25]);
+  });
+});

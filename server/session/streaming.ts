@@ -16,6 +16,11 @@
  *   words before the cut leave the buffer and become prompt. Past `hardBufferS` it is cut at the
  *   last committed word whatever it is. A decode therefore never covers more than about
  *   `hardBufferS` plus one partial interval of audio.
+ * - Shedding when the recognizer is behind: a partial decode that took longer (from its request to
+ *   its result: the engine's queue plus the decode) than the partial interval means the engine has
+ *   more work than it keeps up with; the next partial decode of the utterance then starts only after
+ *   a rest of `restWhenBehind` × the excess (at most `maxRestS`), so a pause or another stream's final
+ *   finds the engine free sooner. A pause or the final ends the rest.
  * - Speculative final: when speech pauses (`pause`), the utterance as it stands is decoded next with
  *   the final search settings (`finalBeamSize`), ahead of any newer partial audio. If the pause
  *   becomes the utterance's end, that decode is the final's tail: no decode runs after the
@@ -56,6 +61,13 @@ export interface StreamingProfile {
    * decoded with little audio after them, are often misheard alike by successive decodes.
    */
   minCommitAudioS: number;
+  /**
+   * When a partial decode took longer than the partial interval (queue wait included), the next one
+   * waits this many times the excess (0: never); at most `maxRestS`.
+   */
+  restWhenBehind: number;
+  /** Longest rest between partial decodes, seconds. */
+  maxRestS: number;
 }
 
 /**
@@ -64,9 +76,9 @@ export interface StreamingProfile {
  * uncommitted tail with a beam search at the end.
  */
 export const STREAMING_PROFILES: Record<LatencyProfile, StreamingProfile> = {
-  low_latency: { partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5 },
-  balanced: { partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5 },
-  accurate: { partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, commitMarginS: 0.3, minCommitAudioS: 1.5 },
+  low_latency: { partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2 },
+  balanced: { partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2 },
+  accurate: { partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2 },
 };
 
 export function streamingProfile(name: string | undefined): StreamingProfile {
@@ -106,6 +118,12 @@ export interface StreamView {
    * became its end.
    */
   speculative: boolean;
+  /**
+   * Wall seconds, request to result, of the decodes this view comes from: the one decode of a
+   * partial; for the final, the reused (speculative or partial) decode or the final's own decodes.
+   * Other decodes (earlier partials, speculative decodes not used, aborted decodes) are not counted.
+   */
+  seconds: number;
 }
 
 export interface UtteranceStreamOptions {
@@ -122,6 +140,8 @@ export interface UtteranceStreamOptions {
   /** Called when a partial decode fails (the next one is tried anyway). */
   onError?: (err: unknown) => void;
   sampleRate?: number;
+  /** Milliseconds clock (default performance.now): decode times and rests. */
+  now?: () => number;
 }
 
 /** Lower case, letters and digits only: how words are compared between decodes. */
@@ -180,6 +200,8 @@ interface Decoded {
   language: string;
   confidence: number;
   partial: boolean;
+  /** Wall seconds from the request to the result. */
+  seconds: number;
   /**
    * The decode has fewer words than the committed words it should repeat: Whisper skipped part of
    * the buffer (it does so when the prompt ends mid-sentence and the buffer goes on from there).
@@ -190,6 +212,7 @@ interface Decoded {
 /** The streaming state of one utterance. */
 export class UtteranceStream {
   private readonly rate: number;
+  private readonly now: () => number;
   /** Committed words before the buffer (prompt). */
   private readonly done: WordTiming[] = [];
   /** Committed words inside the buffer. */
@@ -208,11 +231,15 @@ export class UtteranceStream {
   /** Audio of a pause waiting for the running decode to end: decoded next, with the final settings. */
   private queuedPause: Float32Array | null = null;
   private finished = false;
+  /** Clock time (ms) before which no partial decode starts (the recognizer is behind), and what ends the rest early. */
+  private restUntil = 0;
+  private wake: (() => void) | null = null;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
-  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false };
+  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0 };
 
   constructor(private readonly opts: UtteranceStreamOptions) {
     this.rate = opts.sampleRate ?? 16000;
+    this.now = opts.now ?? (() => performance.now());
   }
 
   /** Seconds of the utterance before which audio is no longer decoded. */
@@ -241,6 +268,7 @@ export class UtteranceStream {
       // A decode still running (a partial, or the speculative final of an earlier pause that speech
       // went on after) saw less than the pause audio: it gives way.
       this.inflight?.abort.abort();
+      this.wake?.();
     } else this.queued = audio;
     this.running ??= this.runPartials();
   }
@@ -248,6 +276,10 @@ export class UtteranceStream {
   private async runPartials(): Promise<void> {
     for (;;) {
       const pause = this.queuedPause !== null;
+      if (!pause && this.queued !== null && !this.finished && this.now() < this.restUntil) {
+        await this.rest();
+        continue;
+      }
       const audio = this.queuedPause ?? this.queued;
       if (audio === null || this.finished) break;
       if (pause) this.queuedPause = null;
@@ -257,6 +289,7 @@ export class UtteranceStream {
         const decoded = this.decodeBuffer(audio, !pause, this.opts.profile.finalBeamSize, pause, abort.signal);
         this.inflight = { decoded, audioEnd: audio.length, partial: !pause, abort };
         const d = await decoded.finally(() => (this.inflight = null));
+        if (!pause) this.paceAfter(d.seconds * 1000);
         if (this.finished) break;
         this.agree(d);
         this.cut();
@@ -266,6 +299,29 @@ export class UtteranceStream {
       }
     }
     this.running = null;
+  }
+
+  /** A partial decode took `ms` from request to result: beyond the partial interval, the next one rests. */
+  private paceAfter(ms: number): void {
+    const p = this.opts.profile;
+    const excess = ms - p.partialIntervalMs;
+    if (excess <= 0 || p.restWhenBehind <= 0) return;
+    this.restUntil = this.now() + Math.min(p.maxRestS * 1000, excess * p.restWhenBehind);
+  }
+
+  /** Waits out the rest; a pause or the final ends it. */
+  private async rest(): Promise<void> {
+    this.stats.rests++;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, Math.max(0, this.restUntil - this.now()));
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        if (self.wake === done) self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
   }
 
   /** Resolves once no decode is running or waiting. */
@@ -284,6 +340,7 @@ export class UtteranceStream {
     this.queued = null;
     this.queuedPause = null;
     this.finished = true;
+    this.wake?.();
     const p = this.opts.profile;
     const covers = (end: number) => end >= audio.length - Math.round(0.02 * this.rate);
     const usable = (x: { audioEnd: number; partial: boolean }) => covers(x.audioEnd) && (!x.partial || p.reuseCoveringDecode);
@@ -299,8 +356,12 @@ export class UtteranceStream {
     this.stats.finalReused = d !== null;
     if (d === null) {
       d = await this.decodeBuffer(audio, false, p.finalBeamSize);
-      // Decoded again without the prompt, which is what made Whisper skip.
-      if (d.skipped) d = await this.decodeBuffer(audio, false, p.finalBeamSize, false, undefined, false);
+      // Decoded again without the prompt, which is what made Whisper skip (both decodes count).
+      if (d.skipped) {
+        const first = d.seconds;
+        d = await this.decodeBuffer(audio, false, p.finalBeamSize, false, undefined, false);
+        d.seconds += first;
+      }
     } else {
       // The newest decode's tail. It saw the utterance plus a little of the pause after it, so its
       // (interpolated) word times may run past the final audio: they are clamped, no word dropped.
@@ -319,14 +380,16 @@ export class UtteranceStream {
     this.stats.decodes++;
     this.stats.decodedSeconds += seconds;
     this.stats.maxDecodedSeconds = Math.max(this.stats.maxDecodedSeconds, seconds);
+    const asked = this.now();
     const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }), ...(speculative ? { speculative } : {}) }, signal);
+    const decodeSeconds = (this.now() - asked) / 1000;
     const offset = this.bufferStart / this.rate;
     const words = (r.noSpeech ? [] : r.words)
       .filter((w) => w.word.trim() !== "")
       .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
     const k = alignToCommitted(words, this.committed);
     const skipped = words.length < this.committed.length;
-    const decoded: Decoded = { audioEnd: audio.length, tentative: words.slice(k), language: r.language, confidence: r.confidence, partial, skipped };
+    const decoded: Decoded = { audioEnd: audio.length, tentative: words.slice(k), language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped };
     this.latest = decoded;
     return decoded;
   }
@@ -388,6 +451,7 @@ export class UtteranceStream {
       confidence: d.confidence,
       end: d.audioEnd / this.rate,
       speculative,
+      seconds: d.seconds,
     };
   }
 }

@@ -13,7 +13,7 @@
  * bounds the acknowledgments.
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
-import { NoCapacityError, type InferenceCoordinator, type TranscribeResult } from "../../workers/coordinator/types.ts";
+import { NoCapacityError, type DecodePriority, type InferenceCoordinator, type TranscribeResult } from "../../workers/coordinator/types.ts";
 import { FRONTEND_SAMPLE_RATE, type FrontendEvent } from "../audio/frontend.ts";
 import type { Logger } from "../log.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
@@ -86,7 +86,12 @@ export class Transcriber {
   readonly finalIds: string[] = [];
   /** The latest finals detected (delivered or not): channel, absolute utterance index, start (s). */
   private readonly recentFinals: { channel: number; index: number; start: number }[] = [];
-  /** Seconds spent in final transcriptions. */
+  /**
+   * Seconds spent recognizing the finals (`transcription_time`): per final, request to result of
+   * the decodes its text comes from (a streamed final's reused speculative or partial decode, or its
+   * own decodes). Partial decodes before it, speculative decodes not used and aborted decodes are
+   * not counted: they are the price of partials, not of the transcript.
+   */
   transcriptionTimeS = 0;
   private lastFinalEnd: number[] = [];
   /**
@@ -291,7 +296,7 @@ export class Transcriber {
    * capacity; the final then decodes anew), a final waits and retries.
    */
   private async decodeForStream(channel: number, key: string, req: StreamDecodeRequest, seq: number, signal?: AbortSignal): Promise<TranscribeResult> {
-    const extra = { previousText: req.previousText, beamSize: req.beamSize, signal };
+    const extra: DecodeExtra = { previousText: req.previousText, beamSize: req.beamSize, signal, ...(req.speculative ? { priority: "speculative" } : {}) };
     if (req.partial || req.speculative) return this.transcribe(channel, key, seq, req.audio, req.partial, extra);
     const r = await this.transcribeWithRetry(channel, key, 1_000_000 + seq, req.audio, extra);
     if (!r) throw new Error("final transcription failed");
@@ -317,10 +322,16 @@ export class Transcriber {
     this.streams.delete(key);
     // Streamed: the committed words plus the tail. Otherwise one decode of the whole utterance.
     const result = streamed
-      ? streamed.stream.finish(audio).then(viewResult, () => null)
-      : this.recognitionChains[channel]!.then(() =>
-          this.transcribeWithRetry(channel, key, 1_000_000, audio, { beamSize: this.streaming.finalBeamSize }),
-        );
+      ? streamed.stream.finish(audio).then((v) => {
+          this.transcriptionTimeS += v.seconds;
+          return viewResult(v);
+        }, () => null)
+      : this.recognitionChains[channel]!.then(async () => {
+          const asked = performance.now();
+          const r = await this.transcribeWithRetry(channel, key, 1_000_000, audio, { beamSize: this.streaming.finalBeamSize });
+          if (r) this.transcriptionTimeS += (performance.now() - asked) / 1000;
+          return r;
+        });
     // What the channel has heard (the prompt of later decodes) grows in utterance order, at recognition
     // (a streamed final may be ready before the one of the utterance before it).
     const before = this.recognitionChains[channel]!;
@@ -420,7 +431,6 @@ export class Transcriber {
   }
 
   private async transcribe(channel: number, key: string, seq: number, audio: Float32Array, partial: boolean, extra: DecodeExtra = {}): Promise<TranscribeResult> {
-    const started = performance.now();
     const { id, options } = this.host;
     const languages = this.decodeLanguages();
     const vocabulary = sessionVocabulary(options);
@@ -430,6 +440,7 @@ export class Transcriber {
       utteranceId: key,
       seq,
       model: options.model,
+      priority: extra.priority ?? (partial ? "partial" : "final"),
       request: {
         audio,
         partial,
@@ -440,9 +451,7 @@ export class Transcriber {
         ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
       },
     };
-    const r = await this.host.coordinator.transcribe(job, extra.signal);
-    if (!partial) this.transcriptionTimeS += (performance.now() - started) / 1000;
-    return r;
+    return this.host.coordinator.transcribe(job, extra.signal);
   }
 
   /**
@@ -480,6 +489,8 @@ interface DecodeExtra {
   previousText?: string;
   beamSize?: number;
   signal?: AbortSignal;
+  /** A speculative final (a final's is `final`, a partial's `partial`). */
+  priority?: DecodePriority;
 }
 
 /** A streamed view as an engine result (times from the utterance start). */

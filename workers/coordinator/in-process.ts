@@ -59,7 +59,7 @@ export class InProcessCoordinator implements InferenceCoordinator {
       options: entry.options,
       threads: this.sessionThreads,
     };
-    return this.pool.run(spec, job.request, signal);
+    return this.pool.run(spec, job.request, signal, job.priority);
   }
 
   /** Current pool load (running and queued jobs). */

@@ -74,6 +74,9 @@ local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'meta', ARGV
 return {1, id}
 `;
 
+/** How long a withdrawn job's mark is kept for a worker that read the job before it was withdrawn. */
+const WITHDRAWN_TTL_MS = 120_000;
+
 interface PendingJob {
   key: string;
   model: string;
@@ -313,9 +316,20 @@ export class RedisCoordinator implements InferenceCoordinator {
     } else p.resolve(result!);
   }
 
-  /** Removes an abandoned job from its stream so no worker spends time on it (best effort). */
+  /**
+   * Withdraws an abandoned job (best effort): removed from its stream so no worker takes it, marked
+   * withdrawn for a worker that has read it but not started it, and announced to the worker running
+   * it, whose engine stops before its next ONNX call.
+   */
   private forget(p: PendingJob): void {
-    if (p.entryId && !this.closed) void this.client.xDel(p.stream, p.entryId).catch(() => {});
+    if (!p.entryId || this.closed) return;
+    void this.client
+      .multi()
+      .xDel(p.stream, p.entryId)
+      .set(this.keys.withdrawnJob(p.key), "1", { expiration: { type: "PX", value: WITHDRAWN_TTL_MS } })
+      .publish(this.keys.withdrawn, p.key)
+      .exec()
+      .catch(() => {});
   }
 
   private async readLoop(): Promise<void> {

@@ -32,7 +32,17 @@ export interface InferenceJob {
   seq: number;
   model: PublicModel;
   request: TranscribeRequest;
+  /** How urgent the decode is (default: `partial` for a partial request, else `final`); see `DecodePriority`. */
+  priority?: DecodePriority;
 }
+
+/**
+ * Which decodes go first when the engines are behind: a final (the client waits for it), then a
+ * speculative final (decoded at a pause, it has the endpointing window to finish in), then a
+ * partial (it only refreshes a display, and a newer one follows).
+ */
+export type DecodePriority = "final" | "speculative" | "partial";
+
 
 /** Raised when no engine can take the work now (queue full, no worker with room): callers answer 503 / retry. */
 export class NoCapacityError extends Error {

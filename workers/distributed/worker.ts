@@ -2,7 +2,10 @@
  * Distributed-mode inference worker: reads jobs of the models it serves from Redis Streams
  * (consumer group `workers`), runs them on an `EnginePool`, answers on each job's reply stream
  * and acknowledges. It advertises itself in the worker registry with a heartbeat, takes over jobs
- * left idle by dead workers (XAUTOCLAIM) and dead-letters jobs delivered too often.
+ * left idle by dead workers (XAUTOCLAIM) and dead-letters jobs delivered too often. A job its
+ * gateway withdrew (announced on the `withdrawn` channel, and marked for a while) is stopped:
+ * not started when marked, its engine told to stop before the next ONNX call when running; it is
+ * acknowledged without an answer and not retried.
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
@@ -89,6 +92,8 @@ export class InferenceWorker {
   private readonly cache: ResultCache;
   private readonly startedAt = Date.now();
   private readonly inFlight = new Map<string, string>(); // entry id → stream
+  /** Job key → what stops it, for the jobs this worker is processing. */
+  private readonly stoppers = new Map<string, AbortController>();
   private readonly slotWaiters: Array<() => void> = [];
   private specs = new Map<string, EngineSpec>(); // public model → engine
   private caps: ModelCapability[] = [];
@@ -101,9 +106,10 @@ export class InferenceWorker {
   private registry!: WorkerRegistry;
   private client!: RedisClient;
   private reader!: RedisClient;
+  private subscriber!: RedisClient;
   private pool!: EnginePool;
-  /** Jobs completed, failed and dead-lettered by this worker. */
-  readonly stats = { completed: 0, failed: 0, deadLettered: 0, cacheHits: 0 };
+  /** Jobs completed, failed, dead-lettered and withdrawn (stopped for their gateway) by this worker. */
+  readonly stats = { completed: 0, failed: 0, deadLettered: 0, cacheHits: 0, withdrawn: 0 };
 
   private constructor(opts: InferenceWorkerOptions) {
     this.id = opts.workerId || `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -145,6 +151,8 @@ export class InferenceWorker {
     const onError = (err: Error) => this.log.warn("redis connection error", { worker: this.id, error: err.message });
     this.client = await connectRedis({ url, name: `worker:${this.id}`, onError });
     this.reader = await connectRedis({ url, name: `worker-reader:${this.id}`, onError });
+    this.subscriber = await connectRedis({ url, name: `worker-sub:${this.id}`, onError });
+    await this.subscriber.subscribe(this.keys.withdrawn, (key) => this.stoppers.get(key)?.abort(new DOMException("the job was withdrawn", "AbortError")));
     this.registry = new WorkerRegistry(this.client, this.keys);
     this.refreshModels();
     this.pool = new EnginePool({ threads: this.concurrency, queueLimit: 1024 });
@@ -171,6 +179,7 @@ export class InferenceWorker {
     while (this.busyCount > 0 && Date.now() < deadline) await sleep(20);
     await this.registry.remove(this.id).catch(() => {});
     dropClient(this.reader);
+    dropClient(this.subscriber);
     await this.readLoopDone?.catch(() => {});
     await this.pool.close();
     dropClient(this.client);
@@ -302,6 +311,8 @@ export class InferenceWorker {
   private async process(entry: StreamEntry): Promise<void> {
     this.busyCount++;
     this.inFlight.set(entry.id, entry.stream);
+    let stopper: AbortController | undefined;
+    let key: string | undefined;
     try {
       let decoded;
       try {
@@ -311,13 +322,27 @@ export class InferenceWorker {
         return;
       }
       const { meta, job } = decoded;
+      // Listening for the withdrawal before looking for its mark: none is missed in between.
+      stopper = new AbortController();
+      key = meta.key;
+      this.stoppers.set(key, stopper);
       if (this.jobDelayMs > 0) await sleep(this.jobDelayMs);
+      if (stopper.signal.aborted || (await this.client.exists(this.keys.withdrawnJob(key)).catch(() => 0)) > 0) {
+        await this.dropWithdrawn(entry, key, false);
+        return;
+      }
       let result: TranscribeResult | undefined = this.cache.get(meta.key);
       if (result) this.stats.cacheHits++;
       else {
         const spec = this.specs.get(job.model);
         if (!spec) throw new Error(`worker ${this.id} does not serve model ${job.model}`);
-        result = await this.pool.run(spec, job.request);
+        try {
+          result = await this.pool.run(spec, job.request, stopper.signal);
+        } catch (err) {
+          if (!stopper.signal.aborted) throw err;
+          await this.dropWithdrawn(entry, key, true);
+          return;
+        }
         this.cache.set(meta.key, result);
       }
       await this.answer(meta.reply, { key: meta.key, worker: this.id, result });
@@ -336,9 +361,17 @@ export class InferenceWorker {
         .exec()
         .catch(() => {});
     } finally {
+      if (key !== undefined && this.stoppers.get(key) === stopper) this.stoppers.delete(key);
       this.inFlight.delete(entry.id);
       this.releaseSlot();
     }
+  }
+
+  /** A job its gateway withdrew: acknowledged (it leaves the stream) without an answer. */
+  private async dropWithdrawn(entry: StreamEntry, key: string, running: boolean): Promise<void> {
+    await this.acknowledge(entry);
+    this.stats.withdrawn++;
+    this.log.info("withdrawn job stopped", { worker: this.id, key, entry: entry.id, running });
   }
 
   /** Sends a result or error to a gateway's reply stream, waiting out a Redis outage. */

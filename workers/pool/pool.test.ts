@@ -52,4 +52,25 @@ describe("engine pool", () => {
     await Promise.all([running, partial, final]);
     expect(order).toEqual(["running", "final", "partial"]);
   });
+
+  test("finals, then speculative finals, then partials leave the queue, first come first served within each", async () => {
+    const order: string[] = [];
+    const track = (name: string, p: Promise<unknown>) => p.then(() => order.push(name));
+    const wide = new EnginePool({ threads: 1, queueLimit: 8 });
+    try {
+      const running = track("running", wide.run(spec, { audio, partial: false }));
+      const jobs = [
+        track("partial 1", wide.run(spec, { audio, partial: true })),
+        track("speculative 1", wide.run(spec, { audio, partial: false }, undefined, "speculative")),
+        track("final 1", wide.run(spec, { audio, partial: false })),
+        track("partial 2", wide.run(spec, { audio, partial: true })),
+        track("speculative 2", wide.run(spec, { audio, partial: false }, undefined, "speculative")),
+        track("final 2", wide.run(spec, { audio, partial: false })),
+      ];
+      await Promise.all([running, ...jobs]);
+      expect(order).toEqual(["running", "final 1", "final 2", "speculative 1", "speculative 2", "partial 1", "partial 2"]);
+    } finally {
+      await wide.close();
+    }
+  });
 });

@@ -2,11 +2,16 @@
  * A pool of worker threads running engines off the main event loop, with a bounded wait queue:
  * each worker runs one job at a time; when every worker is busy and the queue is full, `run`
  * rejects at once with `NoCapacityError`.
+ *
+ * Priorities (`DecodePriority`): the queue holds finals, then speculative finals, then partials,
+ * first come first served within each. A running partial is not preempted: on Whisper the encoder
+ * call (most of a short decode) cannot be cut short, so a preempted partial kept its worker nearly
+ * as long and its work was lost (bench/latency/README.md).
  */
 import { settleWithin } from "../../common/timeout.ts";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { NoCapacityError } from "../coordinator/types.ts";
+import { NoCapacityError, type DecodePriority } from "../coordinator/types.ts";
 import type { TranscribeRequest, TranscribeResult } from "../engines/types.ts";
 import type { EngineSpec, FromWorker, ToWorker } from "./protocol.ts";
 
@@ -21,6 +26,7 @@ interface Job {
   id: number;
   spec: EngineSpec;
   request: TranscribeRequest;
+  priority: DecodePriority;
   resolve: (r: TranscribeResult) => void;
   reject: (e: Error) => void;
   signal?: AbortSignal;
@@ -33,6 +39,8 @@ interface Slot {
   worker: Worker;
   job?: Job;
 }
+
+const RANK: Record<DecodePriority, number> = { final: 0, speculative: 1, partial: 2 };
 
 function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException("the job was aborted", "AbortError");
@@ -58,8 +66,11 @@ export class EnginePool {
     return { running: this.slots.filter((s) => s.job).length, queued: this.queue.length, oldestQueuedMs: oldest ? performance.now() - oldest.queuedAt : 0 };
   }
 
-  /** Runs one transcription on a worker. Rejects with NoCapacityError when the queue is full. */
-  run(spec: EngineSpec, request: TranscribeRequest, signal?: AbortSignal): Promise<TranscribeResult> {
+  /**
+   * Runs one transcription on a worker. Rejects with NoCapacityError when the queue is full.
+   * `priority`: default from `request.partial`.
+   */
+  run(spec: EngineSpec, request: TranscribeRequest, signal?: AbortSignal, priority?: DecodePriority): Promise<TranscribeResult> {
     if (this.closed) return Promise.reject(new Error("engine pool is closed"));
     if (signal?.aborted) return Promise.reject(abortError(signal));
     const free = this.slots.find((s) => !s.job);
@@ -67,7 +78,7 @@ export class EnginePool {
       return Promise.reject(new NoCapacityError(`inference queue full (${this.queueLimit} waiting)`));
     }
     return new Promise<TranscribeResult>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, spec, request, resolve, reject, signal, queuedAt: performance.now() };
+      const job: Job = { id: this.nextId++, spec, request, priority: priority ?? (request.partial ? "partial" : "final"), resolve, reject, signal, queuedAt: performance.now() };
       if (signal) {
         job.onAbort = () => this.abort(job);
         signal.addEventListener("abort", job.onAbort, { once: true });
@@ -77,14 +88,11 @@ export class EnginePool {
     });
   }
 
-  /**
-   * Queues a job: finals before partials (a partial only refreshes a display and a newer one will
-   * follow; a final is what the client waits for), first come first served within each kind.
-   */
+  /** Queues a job after every job of its priority or a more urgent one, before the less urgent. */
   private enqueue(job: Job): void {
-    const firstPartial = job.request.partial ? -1 : this.queue.findIndex((j) => j.request.partial);
-    if (firstPartial < 0) this.queue.push(job);
-    else this.queue.splice(firstPartial, 0, job);
+    const after = this.queue.findIndex((j) => RANK[j.priority] > RANK[job.priority]);
+    if (after < 0) this.queue.push(job);
+    else this.queue.splice(after, 0, job);
   }
 
   /** Asks every worker to drop its cached engine for `engineId`. */

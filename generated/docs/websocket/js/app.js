@@ -1495,7 +1495,7 @@
                       },
                       "transcription_time": {
                         "type": "number",
-                        "description": "Seconds spent transcribing.",
+                        "description": "Seconds spent transcribing: per final utterance, from the request to the result of the decodes its final transcript comes from. In a live session with partial transcripts, the partial decodes before the final, speculative decodes that did not become the final and decodes given up are not counted.",
                         "x-parser-schema-id": "<anonymous-schema-125>"
                       }
                     },
