@@ -127,9 +127,18 @@ function tagged(view: string): Detected[] {
 /** Entities of `text`, spans in `text`, overlaps resolved (checked identifiers first, then longer). */
 export function detectEntities(text: string, language: string): Detected[] {
   const english = servesLanguage(language);
-  // Groups of digits dictated with pauses come out as "202, 555, 0193": read them as one number.
-  const groupCommas = [...text.matchAll(/(?<=\d),\s*(?=\d{2})/g)].map((m) => ({ start: m.index, end: m.index + m[0].length, text: " " }));
-  const { state, map } = applyEdits({ text, words: [] }, [...(english ? [...numeralEdits(text, language), ...spokenAddressEdits(text)] : []), ...groupCommas]);
+  // Digits dictated with pauses come out as "202, 555, 0193" or "41, 5, 5, 5, 5, 0, 1, 3, 2": a run of
+  // three or more comma-separated groups spelling 7 to 15 digits (a phone number's lengths) is read
+  // as one number; other group commas before two digits or more as spaces.
+  const joined: Edit[] = [];
+  for (const run of text.matchAll(/(?<![\d,]\s?)\d{1,4}(?:,\s*\d{1,4}){2,}(?!\d)/g)) {
+    const digits = run[0].replace(/\D/g, "").length;
+    if (digits < 7 || digits > 15) continue;
+    for (const sep of run[0].matchAll(/,\s*/g)) joined.push({ start: run.index + sep.index, end: run.index + sep.index + sep[0].length, text: "" });
+  }
+  const inJoined = (at: number) => joined.some((e) => e.start === at);
+  const groupCommas = [...text.matchAll(/(?<=\d),\s*(?=\d{2})/g)].filter((m) => !inJoined(m.index)).map((m) => ({ start: m.index, end: m.index + m[0].length, text: " " }));
+  const { state, map } = applyEdits({ text, words: [] }, [...(english ? [...numeralEdits(text, language), ...spokenAddressEdits(text)] : []), ...joined, ...groupCommas]);
   const view = state.text;
   const found = [...identifiers(view, language), ...(english ? tagged(view) : [])];
   // Back to the original text: a view span inside an edit covers the whole edit.

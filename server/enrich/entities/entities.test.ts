@@ -23,6 +23,10 @@ describe("detection in spoken text", () => {
   test("numbers as a recognizer writes dictated digits", () => {
     expect(detectEntities("my phone number is 2, 0, 2, 5, 5, 5, 0, 1, 9, 3.", "en").map((d) => [d.label, d.text])).toEqual([["phone_number", "2, 0, 2, 5, 5, 5, 0, 1, 9, 3"]]);
     expect(detectEntities("call 202, 555, 0193 now", "en").map((d) => [d.label, d.text])).toEqual([["phone_number", "202, 555, 0193"]]);
+    // Dictated with uneven pauses: groups of one or two digits.
+    expect(detectEntities("My phone number is 41, 5, 5, 5, 5, 0, 1, 3, 2.", "en").map((d) => [d.label, d.text])).toEqual([["phone_number", "41, 5, 5, 5, 5, 0, 1, 3, 2"]]);
+    // A count is not a phone number.
+    expect(detectEntities("I counted 1, 2, 3, 4, 5, 6, 7, 8 sheep", "en").filter((d) => d.label === "phone_number")).toEqual([]);
   });
 
   test("a card number failing the Luhn check is not a card", () => {
