@@ -9,14 +9,16 @@
  * time from a final's arrival to the first ack covering its utterance (`ack_after_final_ms`, where a
  * checkpoint write shows: the ack waits for it), and of the time from the utterance's end being sent
  * to that ack (`ack_beyond_utterance_ms`). From the service's log, when it reports them: checkpoint
- * writes per ack and the mean time an ack waited for its checkpoint.
+ * writes per ack and the mean time an ack waited for its checkpoint. And the service's main-thread
+ * CPU (`/proc/<pid>/task/<pid>`) per audio second while the 2 streams ran, per round.
  */
 import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { benchSamples, DEFAULT_CLIPS, frames as toFrames, toPcm16 } from "./lib/audio.ts";
+import { benchSamples, DEFAULT_CLIPS, frames as toFrames, RATE, toPcm16 } from "./lib/audio.ts";
 import { percentile, runStreams, type StreamResult } from "./lib/load.ts";
+import { loadAverage, threadCpu, threadDelta } from "./lib/proc.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const MODELS_DIR = path.resolve(process.env.MODELS_DIR ?? path.join(ROOT, "models"));
@@ -71,14 +73,21 @@ async function stop(s: Service): Promise<void> {
   rmSync(s.dataDir, { recursive: true, force: true });
 }
 
-const results = checkouts.map(() => ({ runs: [] as StreamResult[], writes: 0, acks: 0, waitMs: 0 }));
+const results = checkouts.map(() => ({ runs: [] as StreamResult[], writes: 0, acks: 0, waitMs: 0, mainMsPerAudioS: [] as number[] }));
+const audioS = audio.reduce((n, f) => n + f.length, 0) / 2 / RATE;
+const load0 = loadAverage();
 for (let round = 0; round < rounds; round++) {
   for (const [i, dir] of checkouts.entries()) {
     const s = await start(dir);
     try {
       const target = { base: s.base, key: KEY, model: process.env.BENCH_MODEL ?? "trantoria-1" };
-      if (round === 0) await runStreams(target, 1, audio.slice(0, 20), false); // warm-up (models, VAD)
+      await runStreams(target, 1, audio.slice(0, 20), false); // warm-up (models, VAD) of each fresh service
+      const pid = s.proc.pid;
+      const th0 = threadCpu(pid);
       results[i]!.runs.push(...(await runStreams(target, 2, audio, true)));
+      const main = threadDelta(th0, threadCpu(pid), (_name, tid) => (tid === String(pid) ? "main" : "other")).main ?? 0;
+      results[i]!.mainMsPerAudioS.push((main * 1000) / (2 * audioS));
+      console.error(`round ${round + 1} ${dir}: main thread ${results[i]!.mainMsPerAudioS.at(-1)!.toFixed(2)} ms CPU per audio-s`);
       await Bun.sleep(500);
       for (const line of s.log().split("\n")) {
         if (!line.includes('"msg":"checkpoints"')) continue;
@@ -103,8 +112,9 @@ const summary = checkouts.map((dir, i) => {
     utterances: afterFinal.length,
     ack_after_final_ms: { p50: ms(afterFinal, 50), p95: ms(afterFinal, 95) },
     ack_beyond_utterance_ms: { p50: ms(beyond, 50), p95: ms(beyond, 95) },
+    main_thread_cpu_ms_per_audio_s: r.mainMsPerAudioS.map((x) => Math.round(x * 100) / 100),
     sessions_ended_normally: r.runs.filter((x) => x.closeCode === 1000).length + "/" + r.runs.length,
     ...(r.acks > 0 ? { checkpoint_writes_per_ack: Math.round((r.writes / r.acks) * 100) / 100, ack_wait_for_checkpoint_ms_mean: Math.round((r.waitMs / r.acks) * 100) / 100 } : {}),
   };
 });
-console.log(JSON.stringify(summary, null, 2));
+console.log(JSON.stringify({ load: [load0, loadAverage()], checkouts: summary }, null, 2));
