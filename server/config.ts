@@ -1,4 +1,5 @@
 /** Operator configuration, read once from the environment. */
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { parseCorsOrigins, type CorsOrigins } from "./http/cors.ts";
 
@@ -25,6 +26,12 @@ export interface Config {
   callbacksAllowPrivate: boolean;
   /** Origins browser apps may call the API from (`CORS_ORIGINS`); null = no CORS headers. */
   corsOrigins: CorsOrigins;
+  /**
+   * Engine worker threads of the embedded recognizer (`ENGINE_THREADS`, default: one per core). The
+   * gateway's own work (sockets, VAD thread) is a few per cent of a core per stream, so every core
+   * recognizes and the OS shares them.
+   */
+  engineThreads: number;
 }
 
 /** A start refused for a reason the operator can fix (printed as one line by `main.ts`). */
@@ -40,6 +47,13 @@ function cors(value: string | undefined): CorsOrigins {
   } catch (e) {
     throw new StartupError((e as Error).message);
   }
+}
+
+function engineThreads(value: string | undefined): number {
+  if (value === undefined || value === "") return availableParallelism();
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new StartupError(`ENGINE_THREADS must be an integer 1..64, got ${value}`);
+  return n;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -65,6 +79,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     callbacksAllowLoopback: bool(env.CALLBACKS_ALLOW_LOOPBACK),
     callbacksAllowPrivate: bool(env.CALLBACKS_ALLOW_PRIVATE),
     corsOrigins: cors(env.CORS_ORIGINS),
+    engineThreads: engineThreads(env.ENGINE_THREADS),
   };
 }
 

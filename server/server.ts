@@ -109,7 +109,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     opts.coordinator ??
     (redisUrl
       ? await (await import("../workers/coordinator/redis.ts")).RedisCoordinator.create({ url: redisUrl, prefix: config.redisPrefix, gatewayId })
-      : await InProcessCoordinator.create({ modelsDir: config.modelsDir }));
+      : await InProcessCoordinator.create({ modelsDir: config.modelsDir, threads: config.engineThreads }));
   const directory =
     opts.directory ?? (redisUrl ? await (await import("./cluster/redis-directory.ts")).RedisDirectory.connect({ url: redisUrl, prefix: config.redisPrefix, gatewayId, log }) : new LocalDirectory());
 

@@ -52,6 +52,8 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
       BOOTSTRAP_API_KEY: key,
       ADMIN_TOKEN: "test-admin-token",
       CALLBACKS_ALLOW_LOOPBACK: "true",
+      // One engine thread, whatever the machine: the suite runs many services side by side.
+      ENGINE_THREADS: "1",
       ...opts.env,
     },
     clock,
