@@ -353,19 +353,19 @@ describe("commit margin", () => {
   });
 });
 
-describe("decodes that are no longer wanted are aborted", () => {
-  /** A decode that waits until released or aborted (then it rejects). */
-  function gated() {
-    const calls: { req: StreamDecodeRequest; signal?: AbortSignal; release: () => void }[] = [];
-    const decode = (req: StreamDecodeRequest, signal?: AbortSignal) =>
-      new Promise<TranscribeResult>((resolve, reject) => {
-        const release = () => resolve({ text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false });
-        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
-        calls.push({ req, signal, release });
-      });
-    return { calls, decode };
-  }
+/** A decode that waits until released or aborted (then it rejects). */
+function gated() {
+  const calls: { req: StreamDecodeRequest; signal?: AbortSignal; release: () => void }[] = [];
+  const decode = (req: StreamDecodeRequest, signal?: AbortSignal) =>
+    new Promise<TranscribeResult>((resolve, reject) => {
+      const release = () => resolve({ text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false });
+      signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+      calls.push({ req, signal, release });
+    });
+  return { calls, decode };
+}
 
+describe("decodes that are no longer wanted are aborted", () => {
   test("a pause aborts the partial decode in flight; its own decode starts at once", async () => {
     const { calls, decode } = gated();
     const errors: unknown[] = [];
@@ -555,14 +555,7 @@ describe("the seconds a final counts (transcription_time)", () => {
   /** Decodes released by hand on a clock the test moves. */
   function clocked() {
     const clock = { t: 0 };
-    const calls: { req: StreamDecodeRequest; signal?: AbortSignal; release: () => void }[] = [];
-    const decode = (req: StreamDecodeRequest, signal?: AbortSignal) =>
-      new Promise<TranscribeResult>((resolve, reject) => {
-        const release = () => resolve({ text: "hello", language: "en", confidence: 1, words: [w("hello", 0, 0.5)], noSpeech: false });
-        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
-        calls.push({ req, signal, release });
-      });
-    return { clock, calls, decode, now: () => clock.t };
+    return { clock, ...gated(), now: () => clock.t };
   }
   const noRest = { restWhenBehind: 0 };
 
