@@ -23,14 +23,20 @@ export function benchSamples(names: string[], gapS = 1, leadS = 0.5, noise = 0.0
     out.set(p, o);
     o += p.length;
   }
-  let seed = 0x2545f491;
-  for (let i = 0; i < out.length; i++) {
-    seed ^= seed << 13;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    out[i]! += noise * ((seed >>> 0) / 0x80000000 - 1);
-  }
+  const next = xorshift32(0x2545f491);
+  for (let i = 0; i < out.length; i++) out[i]! += noise * ((next() >>> 0) / 0x80000000 - 1);
   return out;
+}
+
+/** A deterministic xorshift32 sequence (signed 32-bit states) from `seed`: the benchmarks' noise floor. */
+export function xorshift32(seed: number): () => number {
+  let s = seed | 0;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return s;
+  };
 }
 
 /** Default stream: the spelling clips (the recognizer serving trantoria-1 understands them). */

@@ -17,9 +17,9 @@ import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AdminRouter } from "../../server/admin/router.ts";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { loadAverage, rssMb } from "../lib/proc.ts";
+import { SHARED_AUDIO, xorshift32 } from "../lib/audio.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
-const SHARED_AUDIO = path.resolve(ROOT, "../shared/audio");
 const SAMPLE_EVERY_MS = 10_000;
 const FRAME_MS = 100;
 
@@ -72,13 +72,8 @@ function clip(name: string): Clip {
 /** A microphone's noise floor (a few LSB), between clips: the service never sees digital zeros for long. */
 function quiet(seconds: number, rate: number, seed: number): Uint8Array {
   const out = new Int16Array(Math.round(seconds * rate));
-  let s = seed | 1;
-  for (let i = 0; i < out.length; i++) {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    out[i] = (s % 5) - 2;
-  }
+  const next = xorshift32(seed | 1);
+  for (let i = 0; i < out.length; i++) out[i] = (next() % 5) - 2;
   return new Uint8Array(out.buffer);
 }
 const CLIPS16 = ["jfk.wav", "leopard_test.wav", "silero_en_num.wav", "leopard_empty.wav", "leopard_diarization_test.wav"].map(clip);
