@@ -21,7 +21,7 @@ export interface DecoderCache {
   self: Record<string, ort.Tensor>;
   /** `past_key_values.{i}.encoder.{key,value}` → tensor [batch, heads, frames, headDim]. */
   cross: Record<string, ort.Tensor>;
-  /** The cross-attention caches widened to the most rows seen so far (`cross` are views of their first rows). */
+  /** For a decoder that does not broadcast one row over a batch: the cross-attention caches repeated to the most rows seen so far. */
   crossWide?: Record<string, ort.Tensor>;
   length: number;
 }
@@ -33,6 +33,20 @@ function gatherRows(t: ort.Tensor, rows: readonly number[]): ort.Tensor {
   const out = new Float32Array(rowSize * rows.length);
   rows.forEach((r, i) => out.set(data.subarray(r * rowSize, (r + 1) * rowSize), i * rowSize));
   return new ort.Tensor("float32", out, [rows.length, ...t.dims.slice(1)]);
+}
+
+/** The first `n` rows of each tensor (views). */
+function firstRowsOf(tensors: Record<string, ort.Tensor>, n: number): Record<string, ort.Tensor> {
+  const out: Record<string, ort.Tensor> = {};
+  for (const [name, t] of Object.entries(tensors)) out[name] = firstRows(t, n);
+  return out;
+}
+
+/** Tensors of at least `n` rows, the first row repeated where one has fewer (kept for later steps). */
+function widenRows(tensors: Record<string, ort.Tensor>, n: number): Record<string, ort.Tensor> {
+  const out: Record<string, ort.Tensor> = {};
+  for (const [name, t] of Object.entries(tensors)) out[name] = t.dims[0] >= n ? t : gatherRows(t, Array.from({ length: n }, () => 0));
+  return out;
 }
 
 /** The first `n` rows of a [batch, …] float tensor: a view, no copy. */
@@ -51,6 +65,13 @@ export interface DecoderStep {
 
 export class WhisperDecoder {
   readonly layers: number;
+  /**
+   * Whether the decoder broadcasts a one-row cross-attention cache and encoder output over a batch
+   * of hypotheses (the exported graphs attend with MatMul, which broadcasts the batch dimension:
+   * the logits are the same as with the rows repeated). Tried on the first batched step; a graph
+   * that refuses gets the rows repeated instead.
+   */
+  private broadcastCross: boolean | undefined;
 
   constructor(
     private readonly session: ort.InferenceSession,
@@ -58,7 +79,10 @@ export class WhisperDecoder {
     readonly headDim: number,
     readonly vocabSize: number,
     private readonly onCall?: (trace: DecoderCallTrace) => void,
+    /** Repeat the cross-attention rows for a batch instead of trying the broadcast (for comparison). */
+    repeatCrossRows = false,
   ) {
+    if (repeatCrossRows) this.broadcastCross = false;
     const names = session.inputNames;
     for (const required of ["input_ids", "encoder_hidden_states", "use_cache_branch"]) {
       if (!names.includes(required)) throw new Error(`decoder lacks input "${required}" (not a merged Whisper decoder?)`);
@@ -104,23 +128,20 @@ export class WhisperDecoder {
     return { logits: logits.data as Float32Array, cache: next };
   }
 
+  /** Whether batched steps feed one row of cross-attention cache (undefined until the first batched step). */
+  get broadcastsCrossRows(): boolean | undefined {
+    return this.broadcastCross;
+  }
+
   /**
    * A cache holding rows `parents` of `cache` (a row may appear several times): the self-attention
-   * caches are copied row by row; the cross-attention caches (equal on every row, [rows, heads,
-   * 1500, headDim] each) are widened from the first row once, when more rows are needed than ever
-   * before in the window, and otherwise fed as views of the widest copy.
+   * caches are copied row by row; the cross-attention caches are equal on every row and stay one
+   * row (see `step`).
    */
   reorder(cache: DecoderCache, parents: readonly number[]): DecoderCache {
     const self: Record<string, ort.Tensor> = {};
     for (const [name, t] of Object.entries(cache.self)) self[name] = gatherRows(t, parents);
-    const n = parents.length;
-    const wide = { ...(cache.crossWide ?? cache.cross) };
-    const cross: Record<string, ort.Tensor> = {};
-    for (const [name, t] of Object.entries(wide)) {
-      if (t.dims[0] < n) wide[name] = gatherRows(t, Array.from({ length: n }, () => 0));
-      cross[name] = firstRows(wide[name]!, n);
-    }
-    return { self, cross, crossWide: wide, length: cache.length };
+    return { ...cache, self };
   }
 
   /**
@@ -129,20 +150,32 @@ export class WhisperDecoder {
    */
   async step(tokens: readonly number[], encoderHidden: ort.Tensor, cache: DecoderCache): Promise<DecoderStep> {
     const n = tokens.length;
-    const feeds: Record<string, ort.Tensor> = {
+    const fixed = {
       input_ids: new ort.Tensor("int64", BigInt64Array.from(tokens, (t) => BigInt(t)), [n, 1]),
-      encoder_hidden_states: encoderHidden.dims[0] === n ? encoderHidden : this.widen(encoderHidden, n),
       use_cache_branch: new ort.Tensor("bool", [true], [1]),
       ...cache.self,
-      ...cache.cross,
     };
     this.onCall?.({ inputIds: [...tokens], pastLength: cache.length, useCacheBranch: true });
-    const out = await this.session.run(feeds);
+    let out: ort.InferenceSession.OnnxValueMapType | undefined;
+    let crossWide = cache.crossWide;
+    if (n === 1 || this.broadcastCross !== false) {
+      try {
+        out = await this.session.run({ ...fixed, encoder_hidden_states: firstRows(encoderHidden, 1), ...firstRowsOf(cache.cross, 1) });
+        if (n > 1) this.broadcastCross = true;
+      } catch (e) {
+        if (n === 1 || this.broadcastCross === true) throw e;
+        this.broadcastCross = false;
+      }
+    }
+    if (!out) {
+      crossWide = widenRows(crossWide ?? cache.cross, n);
+      out = await this.session.run({ ...fixed, encoder_hidden_states: this.widen(encoderHidden, n), ...firstRowsOf(crossWide, n) });
+    }
     const self: Record<string, ort.Tensor> = {};
     for (let i = 0; i < this.layers; i++) {
-      for (const kv of ["key", "value"]) self[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`];
+      for (const kv of ["key", "value"]) self[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`]!;
     }
-    return { logits: out.logits.data as Float32Array, cache: { self, cross: cache.cross, crossWide: cache.crossWide, length: cache.length + 1 } };
+    return { logits: out.logits!.data as Float32Array, cache: { self, cross: cache.cross, ...(crossWide ? { crossWide } : {}), length: cache.length + 1 } };
   }
 
   private widened: { source: ort.Tensor; tensor: ort.Tensor } | null = null;
