@@ -401,6 +401,64 @@ describe("decodes that are no longer wanted are aborted", () => {
   });
 });
 
+describe("a partial waits holdPartialsMs before its decode", () => {
+  const hold = 60;
+  const held = (decode: ReturnType<typeof gated>["decode"]) =>
+    new UtteranceStream({ profile: { ...STREAMING_PROFILES.balanced, restWhenBehind: 0 }, decode, holdPartialsMs: hold });
+
+  test("a pause arriving meanwhile replaces it: only the speculative final is decoded", async () => {
+    const { calls, decode } = gated();
+    const stream = held(decode);
+    stream.partial(new Float32Array(RATE));
+    await Bun.sleep(hold / 3);
+    expect(calls).toHaveLength(0);
+    stream.partial(new Float32Array(RATE + RATE / 10), true);
+    await Bun.sleep(0);
+    expect(calls.map((c) => c.req.speculative ?? false)).toEqual([true]);
+    await Bun.sleep(hold * 2);
+    expect(calls).toHaveLength(1);
+  });
+
+  test("without a pause it is decoded once the hold is over, with the newest audio", async () => {
+    const { calls, decode } = gated();
+    const stream = held(decode);
+    const t0 = performance.now();
+    stream.partial(new Float32Array(RATE));
+    await Bun.sleep(hold / 3);
+    stream.partial(new Float32Array(RATE + RATE / 10));
+    while (calls.length === 0) await Bun.sleep(2);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(hold - 2);
+    expect(calls.map((c) => [c.req.partial, c.req.audio.length])).toEqual([[true, RATE + RATE / 10]]);
+  });
+
+  test("audio queued behind a decode that outlasted the hold is decoded as soon as that decode ends", async () => {
+    const { calls, decode } = gated();
+    const stream = held(decode);
+    stream.partial(new Float32Array(RATE));
+    while (calls.length === 0) await Bun.sleep(2);
+    stream.partial(new Float32Array(2 * RATE));
+    await Bun.sleep(hold + 10);
+    expect(calls).toHaveLength(1);
+    calls[0]!.release();
+    await Bun.sleep(1);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.req.audio.length).toBe(2 * RATE);
+  });
+
+  test("the final ends the hold without decoding the held audio", async () => {
+    const { calls, decode } = gated();
+    const stream = held(decode);
+    stream.partial(new Float32Array(RATE));
+    const final = stream.finish(new Float32Array(RATE + RATE / 10));
+    await Bun.sleep(0);
+    expect(calls.map((c) => [c.req.partial, c.req.audio.length])).toEqual([[false, RATE + RATE / 10]]);
+    calls[0]!.release();
+    expect((await final).text).toBe("hello");
+    await Bun.sleep(hold * 2);
+    expect(calls).toHaveLength(1);
+  });
+});
+
 describe("a final decode that skipped committed words", () => {
   test("is decoded again without the prompt", async () => {
     const all = [w("a", 0, 0.3), w("b", 0.4, 0.7), w("c", 0.8, 1.1), w("d", 1.2, 1.5), w("e", 1.9, 2.2)];

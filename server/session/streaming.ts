@@ -41,6 +41,8 @@ export type LatencyProfile = "low_latency" | "balanced" | "accurate";
 export interface StreamingProfile {
   /** Milliseconds of new audio between partial decodes (the endpointer's partial interval). */
   partialIntervalMs: number;
+  /** Milliseconds a partial waits before its decode, in case a pause replaces it (`UtteranceStreamOptions.holdPartialsMs`). */
+  partialHoldMs: number;
   /** How many successive decodes must agree on words before they are committed (2 = LocalAgreement-2). */
   agreement: number;
   /** Buffer length (s) above which it is cut at a committed sentence or segment end. */
@@ -76,9 +78,9 @@ export interface StreamingProfile {
  * uncommitted tail with a beam search at the end.
  */
 export const STREAMING_PROFILES: Record<LatencyProfile, StreamingProfile> = {
-  low_latency: { partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2 },
-  balanced: { partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2 },
-  accurate: { partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2 },
+  low_latency: { partialHoldMs: 160, partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2 },
+  balanced: { partialHoldMs: 160, partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2 },
+  accurate: { partialHoldMs: 160, partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2 },
 };
 
 export function streamingProfile(name: string | undefined): StreamingProfile {
@@ -142,6 +144,14 @@ export interface UtteranceStreamOptions {
   sampleRate?: number;
   /** Milliseconds clock (default performance.now): decode times and rests. */
   now?: () => number;
+  /**
+   * Milliseconds a partial's audio waits before its decode starts (default 0); a pause or the
+   * final ends the wait. A pause aborts the partial decode in flight, whose encoder has run by then
+   * (a Whisper encoder call cannot be stopped), and a short utterance's first partial often falls
+   * due a chunk or two before the VAD reports the pause: waiting about one frame lets the pause
+   * replace it before any work is done.
+   */
+  holdPartialsMs?: number;
 }
 
 /** Lower case, letters and digits only: how words are compared between decodes. */
@@ -234,6 +244,8 @@ export class UtteranceStream {
   /** Clock time (ms) before which no partial decode starts (the recognizer is behind), and what ends the rest early. */
   private restUntil = 0;
   private wake: (() => void) | null = null;
+  /** Clock time (ms) since which partial audio has been waiting for a decode (null: none waiting); see `holdPartialsMs`. */
+  private heldSince: number | null = null;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
   readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0 };
 
@@ -269,17 +281,27 @@ export class UtteranceStream {
       // went on after) saw less than the pause audio: it gives way.
       this.inflight?.abort.abort();
       this.wake?.();
-    } else this.queued = audio;
+    } else {
+      this.queued = audio;
+      this.heldSince ??= this.now();
+    }
     this.running ??= this.runPartials();
   }
 
   private async runPartials(): Promise<void> {
     for (;;) {
       const pause = this.queuedPause !== null;
-      if (!pause && this.queued !== null && !this.finished && this.now() < this.restUntil) {
-        await this.rest();
-        continue;
+      if (!pause && this.queued !== null && !this.finished) {
+        // Partial audio waits out a rest (the recognizer is behind) and its hold (a pause may replace it).
+        const now = this.now();
+        const holdEnd = (this.heldSince ?? -Infinity) + (this.opts.holdPartialsMs ?? 0);
+        if (now < this.restUntil || now < holdEnd) {
+          if (now < this.restUntil) this.stats.rests++;
+          await this.sleepUntil(Math.max(this.restUntil, holdEnd));
+          continue;
+        }
       }
+      this.heldSince = null;
       const audio = this.queuedPause ?? this.queued;
       if (audio === null || this.finished) break;
       if (pause) this.queuedPause = null;
@@ -309,11 +331,10 @@ export class UtteranceStream {
     this.restUntil = this.now() + Math.min(p.maxRestS * 1000, excess * p.restWhenBehind);
   }
 
-  /** Waits out the rest; a pause or the final ends it. */
-  private async rest(): Promise<void> {
-    this.stats.rests++;
+  /** Waits until clock time `until` (a rest or a hold); a pause or the final ends the wait. */
+  private async sleepUntil(until: number): Promise<void> {
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, Math.max(0, this.restUntil - this.now()));
+      const timer = setTimeout(done, Math.max(0, until - this.now()));
       const self = this;
       function done() {
         clearTimeout(timer);

@@ -266,6 +266,7 @@ export class Transcriber {
           context: () => previousText(this.heard, channel),
           decode: (req, signal) => this.decodeForStream(channel, key, req, ++e.seq, signal),
           onPartial: (v) => this.partialView(key, channel, start, v),
+          holdPartialsMs: this.streaming.partialHoldMs,
         }),
       };
       entry = e;

@@ -43,7 +43,6 @@ export interface InferenceJob {
  */
 export type DecodePriority = "final" | "speculative" | "partial";
 
-
 /** Raised when no engine can take the work now (queue full, no worker with room): callers answer 503 / retry. */
 export class NoCapacityError extends Error {
   readonly code = "no_capacity";
