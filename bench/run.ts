@@ -101,8 +101,22 @@ async function stopProc(proc: Subprocess): Promise<void> {
  */
 type CpuSplit = { main: number; vad: number; engine: number; runtime: number };
 
+/**
+ * Bun's own threads by what they do, from their names: `jit` (JITWorker, JSCWarmUp), `gc`
+ * (HeapHelper, the heap collector thread), `allocator` (mimalloc's scavenger), `pool` (Bun's thread
+ * pool: file and other blocking I/O), `other` (any other name, and threads that exited).
+ */
+type RuntimeSplit = { jit: number; gc: number; allocator: number; pool: number; other: number };
+function runtimeGroup(name: string): keyof RuntimeSplit {
+  if (/^JIT|WarmUp/.test(name)) return "jit";
+  if (/Heap|Collector/i.test(name)) return "gc";
+  if (/scavenger|malloc/i.test(name)) return "allocator";
+  if (/^Bun Pool/.test(name)) return "pool";
+  return "other";
+}
+
 /** Runs `fn` and returns the CPU seconds `pid` spent meanwhile, split by thread, and the share of its busiest thread. */
-async function cpuDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ cpu: number; split: CpuSplit; busiestShare: number; value: T }> {
+async function cpuDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ cpu: number; split: CpuSplit; runtime: RuntimeSplit; busiestShare: number; value: T }> {
   const c0 = cpuSeconds(pid);
   const th0 = threadCpu(pid);
   const value = await fn();
@@ -110,13 +124,15 @@ async function cpuDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ cpu: n
   const th1 = threadCpu(pid);
   let busiest = 0;
   for (const [tid, t] of th1) busiest = Math.max(busiest, t.cpu - (th0.get(tid)?.cpu ?? 0));
-  const d = threadDelta(th0, th1, (name, tid) => (tid === String(pid) ? "main" : name === "vad" || name === "engine" ? name : "runtime"));
+  const d = threadDelta(th0, th1, (name, tid) => (tid === String(pid) ? "main" : name === "vad" || name === "engine" ? name : runtimeGroup(name)));
   const main = d.main ?? 0;
   const vad = d.vad ?? 0;
   const engine = d.engine ?? 0;
   // `stat` counts exited threads too; what the live threads do not account for is the runtime's.
   const split = { main, vad, engine, runtime: Math.max(0, cpu - main - vad - engine) };
-  return { cpu, split, busiestShare: cpu > 0 ? busiest / cpu : 0, value };
+  const runtime = { jit: d.jit ?? 0, gc: d.gc ?? 0, allocator: d.allocator ?? 0, pool: d.pool ?? 0, other: 0 };
+  runtime.other = Math.max(0, split.runtime - runtime.jit - runtime.gc - runtime.allocator - runtime.pool);
+  return { cpu, split, runtime, busiestShare: cpu > 0 ? busiest / cpu : 0, value };
 }
 
 /** The bare socket's CPU seconds during `fn`, summed over its threads in nanoseconds (it is a few 10-ms ticks). */
@@ -195,6 +211,7 @@ interface Step { streams: number; cpu_per_audio_s: number; cpu_split_per_audio_s
 const steps: Step[] = [];
 let rtPerAudioS = NaN;
 let rtSplit: CpuSplit = { main: NaN, vad: NaN, engine: NaN, runtime: NaN };
+let rtRuntime: RuntimeSplit = { jit: NaN, gc: NaN, allocator: NaN, pool: NaN, other: NaN };
 let rtAck: number[] = [];
 let rtAckAfterFinal: number[] = [];
 for (const n of RAMP) {
@@ -224,6 +241,7 @@ for (const n of RAMP) {
   if (n === CPU_STREAMS) {
     rtPerAudioS = step.cpu_per_audio_s;
     rtSplit = step.cpu_split_per_audio_s;
+    rtRuntime = Object.fromEntries(Object.entries(r.runtime).map(([k, v]) => [k, round(v / (n * audioS), 6)])) as RuntimeSplit;
     rtAck = acks;
     rtAckAfterFinal = all(r.value, "ackAfterFinalS");
   }
@@ -322,6 +340,7 @@ const summary = {
   service_minus_bare_vs_echo: round((rtPerAudioS - barePerAudioS) / echoPerAudioS),
   gateway_cpu_per_audio_s: round(gatewayPerAudioS, 6),
   cpu_split_per_audio_s_realtime: rtSplit,
+  runtime_split_per_audio_s_realtime: rtRuntime,
   vad_ratio_vs_bare: round(rtSplit.vad / bareVadPerAudioS),
   engine_ratio_vs_bare: round(rtSplit.engine / bareAsrPerAudioS),
   streams_sustained: sustained,
