@@ -28,13 +28,24 @@ beforeAll(() => {
       const headers = { "content-length": String(body.byteLength), ...(m ? { "content-range": `bytes ${from}-${PAYLOAD.length - 1}/${PAYLOAD.length}` } : {}) };
       if (cutNext) {
         cutNext = false;
+        // The reset comes only once the server has taken the first half for the socket: erroring a
+        // stream drops what is still queued, so a timer could cut before a byte left (a busy machine).
         const half = body.subarray(0, 80_000);
-        const stream = new ReadableStream({
-          start(c) {
-            c.enqueue(half);
-            setTimeout(() => c.error(new Error("connection reset")), 20);
+        let sent = false;
+        const stream = new ReadableStream(
+          {
+            async pull(c) {
+              if (!sent) {
+                sent = true;
+                c.enqueue(half);
+                return;
+              }
+              await Bun.sleep(50);
+              c.error(new Error("connection reset"));
+            },
           },
-        });
+          { highWaterMark: 0 },
+        );
         return new Response(stream, { status: m ? 206 : 200, headers });
       }
       return new Response(body, { status: m ? 206 : 200, headers });
