@@ -11,3 +11,10 @@ export const words = (text: string): string =>
     .replace(/\b\d\b/g, (d) => DIGITS[Number(d)]!)
     .replace(/\s+/g, " ")
     .trim();
+
+/**
+ * `words()` with every digit spelled out one by one ("415" → "four one five"): for spoken digit
+ * strings, which Whisper writes as figures or as words depending on its prompt and beam.
+ */
+export const digitWords = (text: string): string =>
+  words(text.replace(/\d/g, (d) => ` ${DIGITS[Number(d)]!} `));

@@ -15,6 +15,7 @@ import { loadVad } from "../../server/server.ts";
 import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
 import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
 import { chunks, contractErrors, createSession, interleave16, RawClient, toPcm16, words, type Msg } from "./helpers.ts";
+import { digitWords } from "../helpers/text.ts";
 
 // Real models on a shared machine: allow for a loaded CPU.
 setDefaultTimeout(60_000);
@@ -273,7 +274,8 @@ describe("text add-ons on synthesized speech", () => {
     }
     client.stop();
     expect((await client.closed).code).toBe(1000);
-    const finals = client.finals().map((m) => words(m.data.utterance.text as string));
+    // Which decode gives the final depends on the wall clock here, and Whisper writes "415" or "four one five".
+    const finals = client.finals().map((m) => digitWords(m.data.utterance.text as string));
     expect(finals).toHaveLength(1);
     expect(finals[0]).toStartWith("my number is four one five five"); // (the recognizer may drop one of the repeated fives)
     expect(finals[0]).toContain("my order from last week");
@@ -285,9 +287,9 @@ describe("text add-ons on synthesized speech", () => {
     const audio = join16k(0.5, speak("My number is four one five"), 0.9, speak("five five five two"), 1.5);
     const held = (await run(svc, base, audio)).client.finals().map((m) => m.data.utterance);
     expect(held).toHaveLength(1);
-    expect(words(held[0]!.text)).toBe("my number is four one five five five five two");
+    expect(digitWords(held[0]!.text)).toBe("my number is four one five five five five two");
     const routed = (await run(svc, { ...base, turn_router: true }, audio)).client.finals().map((m) => m.data.utterance);
-    expect(routed.map((u) => words(u.text))).toEqual(["my number is four one five", "five five five two"]);
+    expect(routed.map((u) => digitWords(u.text))).toEqual(["my number is four one five", "five five five two"]);
     expect(routed[1]!.start).toBeGreaterThan(routed[0]!.end);
     expect(held[0]!.start).toBe(routed[0]!.start);
     expect(held[0]!.end).toBe(routed[1]!.end);
