@@ -42,13 +42,18 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-/** Withdraws a long job once the worker has taken it; returns what the worker printed about it. */
-async function withdrawTaken(gateway: RedisCoordinator, worker: WorkerProcess, settleMs: number): Promise<string> {
+/**
+ * Withdraws a long job once the worker has taken it (and, with `started`, once its engine runs it:
+ * the worker then logs at debug level); returns what the worker printed about it.
+ */
+async function withdrawTaken(gateway: RedisCoordinator, worker: WorkerProcess, started: boolean): Promise<string> {
+  const startedLines = () => worker.output().split('"msg":"job started"').length - 1;
+  const startedBefore = startedLines(); // the warm-up job's
   const controller = new AbortController();
   const call = gateway.transcribe({ sessionId: "s", utteranceId: "0:1", seq: 1, model: "trantoria-1", request: { audio: long, partial: false, languages: ["en"] } }, controller.signal);
   call.catch(() => {});
   await eventually(async () => (await gateway.metrics()).models[0]?.inFlight === 1, 20_000, "the worker to take the job");
-  await Bun.sleep(settleMs);
+  if (started) await eventually(async () => startedLines() > startedBefore, 20_000, "the worker's engine to start the job");
   controller.abort();
   await expect(call).rejects.toThrow();
   await worker.waitFor('"msg":"withdrawn job stopped"', 60_000);
@@ -69,8 +74,8 @@ async function expectFreeAndClean(gateway: RedisCoordinator, worker: WorkerProce
 
 describe("a withdrawn job", () => {
   test("running: the worker's engine stops it, it is acknowledged without an answer and not retried", async () => {
-    const { gateway, worker } = await setup("withdraw-running");
-    const line = await withdrawTaken(gateway, worker, 300);
+    const { gateway, worker } = await setup("withdraw-running", { LOG_LEVEL: "debug" });
+    const line = await withdrawTaken(gateway, worker, true);
     expect(line).toContain('"running":true');
     await expectFreeAndClean(gateway, worker);
   }, 120_000);
@@ -78,7 +83,7 @@ describe("a withdrawn job", () => {
   test("read but not started: the worker never runs it", async () => {
     // The worker waits 2 s after taking each job (fault injection): the job is withdrawn meanwhile.
     const { gateway, worker } = await setup("withdraw-waiting", { WORKER_JOB_DELAY_MS: "2000" });
-    const line = await withdrawTaken(gateway, worker, 0);
+    const line = await withdrawTaken(gateway, worker, false);
     expect(line).toContain('"running":false');
     await expectFreeAndClean(gateway, worker);
   }, 120_000);

@@ -337,6 +337,7 @@ export class InferenceWorker {
         const spec = this.specs.get(job.model);
         if (!spec) throw new Error(`worker ${this.id} does not serve model ${job.model}`);
         try {
+          this.log.debug("job started", { worker: this.id, key });
           result = await this.pool.run(spec, job.request, stopper.signal);
         } catch (err) {
           if (!stopper.signal.aborted) throw err;
