@@ -142,7 +142,7 @@ describe("callback dispatcher", () => {
     const delivered: CallbackDelivery[] = [];
     const dispatcher = createCallbackDispatcher({
       allowLoopback: true,
-      timeoutMs: 150,
+      timeoutMs: 1000, // long enough for the answering attempt on a busy runner
       baseDelayMs: 1,
       onDelivered: (d) => delivered.push(d),
     });
@@ -160,7 +160,7 @@ describe("callback dispatcher", () => {
     const failures: CallbackFailure[] = [];
     const dispatcher = createCallbackDispatcher({
       allowLoopback: true,
-      timeoutMs: 100,
+      timeoutMs: 500, // each attempt's request must reach the receiver before it times out
       maxAttempts: 2,
       baseDelayMs: 1,
       onFailure: (f) => failures.push(f),

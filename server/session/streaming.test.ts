@@ -402,7 +402,7 @@ describe("decodes that are no longer wanted are aborted", () => {
 });
 
 describe("a partial waits holdPartialsMs before its decode", () => {
-  const hold = 60;
+  const hold = 300; // a stall of up to 200 ms between a partial and the next line still reads the same
   const held = (decode: ReturnType<typeof gated>["decode"]) =>
     new UtteranceStream({ profile: { ...STREAMING_PROFILES.balanced, restWhenBehind: 0 }, decode, holdPartialsMs: hold });
 

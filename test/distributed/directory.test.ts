@@ -73,10 +73,11 @@ describe("RedisDirectory", () => {
   });
 
   test("a held lease is renewed while held, so it outlives its initial duration", async () => {
-    const a = await gateway("a5", 300);
+    // A 1 s lease (renewed every 250 ms) outlives a 750 ms stall of this process; 2.5 s is well past it.
+    const a = await gateway("a5", 1000);
     const b = await gateway("b5");
     expect(await a.claim("s5")).toBeNull();
-    await Bun.sleep(900);
+    await Bun.sleep(2_500);
     expect(await b.claim("s5")).toBe("a5");
   });
 });

@@ -39,14 +39,15 @@ test.skipIf(!!process.env.REDIS_URL)("BUSY passes (retried until Redis serves ag
   await admin.configSet("busy-reply-threshold", "50");
   const busy = await connectRedis({ url: redis.url });
   try {
-    const script = busy.eval(spin(800), { keys: [], arguments: [] });
+    // The script runs 3 s so that the SET below reaches Redis while it runs, even on a busy runner.
+    const script = busy.eval(spin(3000), { keys: [], arguments: [] });
     await Bun.sleep(200);
     const refused = await client.set("not-ready:k", "v").then(() => null, (e: unknown) => e);
     expect(refused).toBeInstanceOf(ErrorReply);
     expect(String(refused)).toContain("BUSY");
     expect(isReplyError(refused)).toBe(false);
     // Waited out: written once the script is done.
-    expect(await retryWhileDisconnected(() => client.set("not-ready:k", "v"), 5_000)).toBe("OK");
+    expect(await retryWhileDisconnected(() => client.set("not-ready:k", "v"), 10_000)).toBe("OK");
     expect(await script).toBe(1);
   } finally {
     dropClient(busy);
