@@ -3,7 +3,7 @@
  * bench/README.md). Writes bench/results/<timestamp>.json, bench/results/latest.json and
  * bench/results/latest.svg; prints the JSON summary as its last line.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createTRPCClient, httpLink } from "@trpc/client";
@@ -52,7 +52,7 @@ async function waitHttp(url: string, proc: Subprocess, limitMs = 60_000): Promis
   }
 }
 
-interface Service { proc: Subprocess; base: string; startupMs: number; dataDir: string }
+interface Service { proc: Subprocess; base: string; startupMs: number; dataDir: string; output: string[] }
 
 async function startService(extraEnv: Record<string, string> = {}): Promise<Service> {
   const port = await freePort();
@@ -61,13 +61,23 @@ async function startService(extraEnv: Record<string, string> = {}): Promise<Serv
   const proc = Bun.spawn([process.execPath, path.join(ROOT, "server/main.ts")], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, MODELS_DIR, ADMIN_TOKEN: "bench-admin", LOG_LEVEL: "error", ...extraEnv },
-    stdout: "ignore",
-    stderr: "ignore",
+    // Its error lines and any crash report, kept (beside DATA_DIR) to say why if it dies mid-bench.
+    stdout: Bun.file(`${dataDir}.stdout`),
+    stderr: Bun.file(`${dataDir}.stderr`),
   });
   children.push(proc);
   const base = `http://127.0.0.1:${port}`;
   await waitHttp(`${base}/health`, proc);
-  return { proc, base, startupMs: performance.now() - t0, dataDir };
+  return { proc, base, startupMs: performance.now() - t0, dataDir, output: [`${dataDir}.stdout`, `${dataDir}.stderr`] };
+}
+
+/** The service's RSS in MB; a service that is gone fails the bench with its exit status and last output. */
+function serviceRss(svc: Service): number {
+  if (svc.proc.exitCode !== null || svc.proc.signalCode !== null) {
+    const tails = svc.output.filter(existsSync).map((f) => `── ${f}\n${readFileSync(f, "utf8").slice(-3000)}`);
+    throw new Error(`the service exited during the bench (code ${svc.proc.exitCode}, signal ${svc.proc.signalCode}):\n${tails.join("\n")}`);
+  }
+  return rssMb(svc.proc.pid);
 }
 
 async function startEcho(): Promise<{ proc: Subprocess; wsUrl: string; startupMs: number }> {
@@ -177,14 +187,14 @@ async function benchKey(base: string): Promise<string> {
 }
 const target: Target = { base: svc.base, key: await benchKey(svc.base), model: MODEL };
 const pid = svc.proc.pid;
-const rssStart = rssMb(pid);
+const rssStart = serviceRss(svc);
 
 // ── warm-up (models loaded), then the idle footprint ────────────────────────
 const warm = await runStreams(target, 1, audioFrames, false);
 const segments = warm[0]!.finals.map((f) => [f.start, f.end] as [number, number]);
 await Bun.sleep(1000);
 Bun.gc?.(true);
-const rssIdle = rssMb(pid);
+const rssIdle = serviceRss(svc);
 say(`warm-up: ${segments.length} finals; RSS at start ${rssStart.toFixed(0)} MB, idle after warm-up ${rssIdle.toFixed(0)} MB`);
 
 // ── bare models on the same audio (a separate process, nothing else running) ─
@@ -256,18 +266,18 @@ for (const s of steps) {
 }
 
 // ── idle sessions ───────────────────────────────────────────────────────────
-const before = rssMb(pid);
+const before = serviceRss(svc);
 const stopIdle = await openIdle(target, IDLE_SESSIONS);
 await Bun.sleep(500);
-const rssPerSession = (rssMb(pid) - before) / IDLE_SESSIONS;
+const rssPerSession = (serviceRss(svc) - before) / IDLE_SESSIONS;
 await stopIdle();
 say(`${IDLE_SESSIONS} idle sessions: ${rssPerSession.toFixed(3)} MB each`);
 
 // ── memory after the load ───────────────────────────────────────────────────
 await Bun.sleep(3000);
-const rssAfter = rssMb(pid);
+const rssAfter = serviceRss(svc);
 await stopProc(svc.proc);
-rmSync(svc.dataDir, { recursive: true, force: true });
+for (const f of [svc.dataDir, ...svc.output]) rmSync(f, { recursive: true, force: true });
 
 // ── distributed: the real-time CPU step through Redis and a worker process ─
 /**
@@ -295,7 +305,7 @@ async function distributedStep(embedded: Step | undefined) {
     const r = await runStreams(t, CPU_STREAMS, audioFrames, true, 37, DRAIN_MS);
     const [gatewayCpu, workerCpu] = pids.map((p, i) => cpuSeconds(p) - c0[i]!) as [number, number];
     await stopProc(gw.proc);
-    rmSync(gw.dataDir, { recursive: true, force: true });
+    for (const f of [gw.dataDir, ...gw.output]) rmSync(f, { recursive: true, force: true });
     const perAudioS = (gatewayCpu + workerCpu) / (CPU_STREAMS * audioS);
     const finals = all(r, "finalLatencyS");
     const p95 = round(percentile(finals, 95) * 1000, 0);
