@@ -13,7 +13,7 @@ import { benchSamples, DEFAULT_CLIPS, frames, RATE, toPcm16 } from "./lib/audio.
 import { chart } from "./lib/chart.ts";
 import { BENCH_REDIS_URL, dropPrefix, redisUnavailable, startWorker } from "./lib/distributed.ts";
 import { openIdle, percentile, runStreams, type StreamResult, type Target } from "./lib/load.ts";
-import { cpuSeconds, liveThreadsCpu, loadAverage, rssMb, threadCpu, threadDelta } from "./lib/proc.ts";
+import { cpuSeconds, liveThreadsCpu, loadAverage, rssMb, threadCpu, threadDelta, wakeups } from "./lib/proc.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const quick = process.argv.includes("--quick");
@@ -126,10 +126,12 @@ function runtimeGroup(name: string): keyof RuntimeSplit {
 }
 
 /** Runs `fn` and returns the CPU seconds `pid` spent meanwhile, split by thread, and the share of its busiest thread. */
-async function cpuDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ cpu: number; split: CpuSplit; runtime: RuntimeSplit; busiestShare: number; value: T }> {
+async function cpuDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ cpu: number; split: CpuSplit; runtime: RuntimeSplit; busiestShare: number; mainWakeups: number; value: T }> {
   const c0 = cpuSeconds(pid);
   const th0 = threadCpu(pid);
+  const w0 = wakeups(pid);
   const value = await fn();
+  const mainWakeups = wakeups(pid) - w0;
   const cpu = cpuSeconds(pid) - c0;
   const th1 = threadCpu(pid);
   let busiest = 0;
@@ -142,14 +144,15 @@ async function cpuDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ cpu: n
   const split = { main, vad, engine, runtime: Math.max(0, cpu - main - vad - engine) };
   const runtime = { jit: d.jit ?? 0, gc: d.gc ?? 0, allocator: d.allocator ?? 0, pool: d.pool ?? 0, other: 0 };
   runtime.other = Math.max(0, split.runtime - runtime.jit - runtime.gc - runtime.allocator - runtime.pool);
-  return { cpu, split, runtime, busiestShare: cpu > 0 ? busiest / cpu : 0, value };
+  return { cpu, split, runtime, busiestShare: cpu > 0 ? busiest / cpu : 0, mainWakeups, value };
 }
 
 /** The bare socket's CPU seconds during `fn`, summed over its threads in nanoseconds (it is a few 10-ms ticks). */
-async function preciseCpuDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ cpu: number; value: T }> {
+async function preciseCpuDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ cpu: number; mainWakeups: number; value: T }> {
   const c0 = liveThreadsCpu(pid);
+  const w0 = wakeups(pid);
   const value = await fn();
-  return { cpu: liveThreadsCpu(pid) - c0, value };
+  return { cpu: liveThreadsCpu(pid) - c0, mainWakeups: wakeups(pid) - w0, value };
 }
 
 const perAudio = (split: CpuSplit, audio: number): CpuSplit => ({
@@ -222,6 +225,7 @@ const steps: Step[] = [];
 let rtPerAudioS = NaN;
 let rtSplit: CpuSplit = { main: NaN, vad: NaN, engine: NaN, runtime: NaN };
 let rtRuntime: RuntimeSplit = { jit: NaN, gc: NaN, allocator: NaN, pool: NaN, other: NaN };
+let rtMainWakeups = NaN;
 let rtAck: number[] = [];
 let rtAckAfterFinal: number[] = [];
 for (const n of RAMP) {
@@ -252,6 +256,7 @@ for (const n of RAMP) {
     rtPerAudioS = step.cpu_per_audio_s;
     rtSplit = step.cpu_split_per_audio_s;
     rtRuntime = Object.fromEntries(Object.entries(r.runtime).map(([k, v]) => [k, round(v / (n * audioS), 6)])) as RuntimeSplit;
+    rtMainWakeups = r.mainWakeups / (n * audioS);
     rtAck = acks;
     rtAckAfterFinal = all(r.value, "ackAfterFinalS");
   }
@@ -351,6 +356,8 @@ const summary = {
   gateway_cpu_per_audio_s: round(gatewayPerAudioS, 6),
   cpu_split_per_audio_s_realtime: rtSplit,
   runtime_split_per_audio_s_realtime: rtRuntime,
+  main_wakeups_per_audio_s_realtime: round(rtMainWakeups, 1),
+  echo_wakeups_per_audio_s: round(echoRun.mainWakeups / (CPU_STREAMS * audioS), 1),
   vad_ratio_vs_bare: round(rtSplit.vad / bareVadPerAudioS),
   engine_ratio_vs_bare: round(rtSplit.engine / bareAsrPerAudioS),
   streams_sustained: sustained,

@@ -68,6 +68,12 @@ export function threadDelta(before: Map<string, ThreadCpu>, after: Map<string, T
   return out;
 }
 
+/** Times thread `tid` of `pid` (its main thread by default) went to sleep and was woken: its voluntary context switches. */
+export function wakeups(pid: number, tid: number = pid): number {
+  const m = /voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8"));
+  return m ? Number(m[1]) : NaN;
+}
+
 /** The 1-minute load average. */
 export function loadAverage(): number {
   return Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]);
