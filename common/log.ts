@@ -21,6 +21,8 @@ export interface LoggerOptions {
 }
 
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+/** Whether `value` names a log level (as LOG_LEVEL should). */
+export const isLogLevel = (value: unknown): value is LogLevel => typeof value === "string" && Object.hasOwn(order, value);
 /** LOG_LEVEL, read at each line so tests and operators can change it; quiet by default under `bun test`. */
 const envThreshold = () => order[(process.env.LOG_LEVEL ?? (process.env.NODE_ENV === "test" ? "error" : "info")) as LogLevel] ?? order.info;
 

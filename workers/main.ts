@@ -16,11 +16,11 @@
  * signal exits at once.
  */
 import { InferenceWorker, type InferenceWorkerOptions } from "./distributed/worker.ts";
-import { createLogger, type LogLevel } from "../common/log.ts";
+import { createLogger, isLogLevel } from "../common/log.ts";
 
 /** JSON lines from LOG_LEVEL (`info` when unset, under `bun test` too) to stdout, warnings and errors to stderr. */
-const LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
-const log = createLogger({}, { level: LEVELS.find((l) => l === process.env.LOG_LEVEL) ?? "info", errorsToStderr: true });
+const envLevel = process.env.LOG_LEVEL;
+const log = createLogger({}, { level: isLogLevel(envLevel) ? envLevel : "info", errorsToStderr: true });
 
 function numberFromEnv(env: Record<string, string | undefined>, name: string): number | undefined {
   const raw = env[name];
