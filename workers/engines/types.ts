@@ -62,6 +62,11 @@ export interface TranscribeRequest {
    * not search ignore it. Absent: the engine's own setting.
    */
   beamSize?: number;
+  /**
+   * Cores this call may use (set by the engine pool when every other worker is idle; absent: 1).
+   * An engine that cannot spread one call over several ignores it.
+   */
+  cores?: number;
 }
 
 export interface WordTiming {

@@ -73,4 +73,33 @@ describe("engine pool", () => {
       await wide.close();
     }
   });
+
+  test("with every worker idle a lone final gets every core; jobs placed together, and partials, one each", async () => {
+    const two = new EnginePool({ threads: 2, queueLimit: 8 });
+    try {
+      expect((await two.run(spec, { audio, partial: false })).text).toBe("a");
+      expect(two.widened).toBe(1);
+      await two.run(spec, { audio, partial: false }, undefined, "speculative");
+      expect(two.widened).toBe(2);
+      await two.run(spec, { audio, partial: true });
+      expect(two.widened).toBe(2);
+      // two finals submitted in one turn: neither takes both cores
+      const both = await Promise.all([two.run(spec, { audio, partial: false }), two.run(spec, { audio, partial: false })]);
+      expect(both.map((r) => r.text)).toEqual(["a", "a"]);
+      expect(two.widened).toBe(2);
+      expect(two.load).toEqual({ running: 0, queued: 0, oldestQueuedMs: 0 });
+    } finally {
+      await two.close();
+    }
+  });
+
+  test("widening off: one core per job", async () => {
+    const two = new EnginePool({ threads: 2, queueLimit: 8, widenWhenIdle: false });
+    try {
+      await two.run(spec, { audio, partial: false });
+      expect(two.widened).toBe(0);
+    } finally {
+      await two.close();
+    }
+  });
 });

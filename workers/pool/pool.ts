@@ -7,6 +7,14 @@
  * first come first served within each. A running partial is not preempted: on Whisper the encoder
  * call (most of a short decode) cannot be cut short, so a preempted partial kept its worker nearly
  * as long and its work was lost (bench/latency/README.md).
+ *
+ * Idle cores: a final or speculative final that finds every worker idle and no other job waiting
+ * runs on the first worker with every core of the pool (`TranscribeRequest.cores`; Whisper's
+ * encoder then takes 2 threads: tiny.en's 180 ms → 100 ms on this project's 2-core machine). Jobs
+ * submitted in one turn of the event loop (e.g. the pauses of several streams scored in one VAD
+ * tick) are placed together, so that simultaneous ones share the cores one each instead of one
+ * of them taking two. Only the first worker is ever asked for more cores: a wider session is
+ * loaded once, not per worker.
  */
 import { settleWithin } from "../../common/timeout.ts";
 import { availableParallelism } from "node:os";
@@ -20,6 +28,11 @@ export interface EnginePoolOptions {
   threads?: number;
   /** Jobs that may wait for a free worker (default 64). */
   queueLimit?: number;
+  /**
+   * Let a lone final or speculative final use every worker's core (default true with 2 or more
+   * threads); false: one core per job.
+   */
+  widenWhenIdle?: boolean;
 }
 
 interface Job {
@@ -51,12 +64,18 @@ export class EnginePool {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  /** A placement of the queued jobs is scheduled (end of this turn of the event loop). */
+  private placing = false;
   readonly threads: number;
   readonly queueLimit: number;
+  readonly widenWhenIdle: boolean;
+  /** Jobs that ran with more than one core (diagnostics, tests). */
+  widened = 0;
 
   constructor(opts: EnginePoolOptions = {}) {
     this.threads = Math.max(1, Math.floor(opts.threads ?? Math.max(1, availableParallelism() - 1)));
     this.queueLimit = Math.max(0, Math.floor(opts.queueLimit ?? 64));
+    this.widenWhenIdle = (opts.widenWhenIdle ?? true) && this.threads > 1;
     for (let i = 0; i < this.threads; i++) this.slots.push(this.spawn());
   }
 
@@ -74,7 +93,9 @@ export class EnginePool {
     if (this.closed) return Promise.reject(new Error("engine pool is closed"));
     if (signal?.aborted) return Promise.reject(abortError(signal));
     const free = this.slots.find((s) => !s.job);
-    if (!free && this.queue.length >= this.queueLimit) {
+    // Jobs waiting for this turn's placement hold a place as surely as running ones.
+    const busy = this.slots.filter((s) => s.job).length;
+    if (busy + this.queue.length >= this.threads + this.queueLimit) {
       return Promise.reject(new NoCapacityError(`inference queue full (${this.queueLimit} waiting)`));
     }
     return new Promise<TranscribeResult>((resolve, reject) => {
@@ -83,9 +104,37 @@ export class EnginePool {
         job.onAbort = () => this.abort(job);
         signal.addEventListener("abort", job.onAbort, { once: true });
       }
-      if (free) this.start(free, job);
-      else this.enqueue(job);
+      if (!this.widenWhenIdle) {
+        if (free) this.start(free, job, 1);
+        else this.enqueue(job);
+        return;
+      }
+      this.enqueue(job);
+      if (free && !this.placing) {
+        this.placing = true;
+        setImmediate(() => {
+          this.placing = false;
+          this.place();
+        });
+      }
     });
+  }
+
+  /** Starts queued jobs on free workers; a lone urgent job with every worker idle gets every core. */
+  private place(): void {
+    if (this.closed) return;
+    for (const slot of this.slots) {
+      if (slot.job) continue;
+      const next = this.queue.shift();
+      if (!next) return;
+      const alone = this.queue.length === 0 && this.slots.every((s) => !s.job);
+      if (alone && next.priority !== "partial") {
+        this.widened++;
+        this.start(this.slots[0]!, next, this.threads);
+        return;
+      }
+      this.start(slot, next, 1);
+    }
   }
 
   /** Queues a job after every job of its priority or a more urgent one, before the less urgent. */
@@ -138,9 +187,10 @@ export class EnginePool {
     return slot;
   }
 
-  private start(slot: Slot, job: Job): void {
+  private start(slot: Slot, job: Job, cores: number): void {
     slot.job = job;
-    slot.worker.postMessage({ type: "transcribe", jobId: job.id, spec: job.spec, request: job.request } satisfies ToWorker);
+    const request = cores > 1 ? { ...job.request, cores } : job.request;
+    slot.worker.postMessage({ type: "transcribe", jobId: job.id, spec: job.spec, request } satisfies ToWorker);
   }
 
   private onMessage(slot: Slot, msg: FromWorker): void {
@@ -166,8 +216,9 @@ export class EnginePool {
   }
 
   private drain(slot: Slot): void {
+    if (this.widenWhenIdle) return this.place();
     const next = this.queue.shift();
-    if (next) this.start(slot, next);
+    if (next) this.start(slot, next, 1);
   }
 
   private abort(job: Job): void {

@@ -108,6 +108,19 @@ const MAX_PROMPT_TOKENS = 223;
 const MAX_VOCABULARY_TOKENS = 111;
 /** Logit bonus of a vocabulary phrase's next token at intensity 1 (0.5, the default: half of it). */
 const VOCABULARY_BIAS = 3;
+/** Most intra-op threads of the wider encoder. */
+const MAX_WIDE_THREADS = 4;
+
+/** Session options of the wider encoder: its threads block between operations (spinning threads take cores the other workers need). */
+function wideSessionOptions(threads: number): ort.InferenceSession.SessionOptions {
+  return {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: "all",
+    extra: { session: { intra_op: { allow_spinning: "0" } } },
+  };
+}
+
 const NO_SPEECH: Omit<WhisperTranscribeResult, "language"> = {
   text: "", confidence: 0, words: [], noSpeech: true, segments: [], stats: [],
 };
@@ -117,6 +130,12 @@ export class WhisperEngine implements Engine {
   readonly info: EngineInfo;
   private readonly decoder: WhisperDecoder;
   private readonly decoding: WhisperDecodingOptions;
+  /**
+   * The encoder with more intra-op threads, for calls that may use more cores
+   * (`TranscribeRequest.cores`): loaded in the background by the first such call, which itself runs
+   * on the one-thread encoder. Its threads sleep between operations instead of spinning.
+   */
+  private wideEncoder: { cores: number; session: Promise<ort.InferenceSession | null>; ready: ort.InferenceSession | null } | null = null;
 
   private constructor(
     private readonly cfg: WhisperModelConfig,
@@ -167,12 +186,26 @@ export class WhisperEngine implements Engine {
     return new WhisperEngine(cfg, tokenizer, encoder, decoder, filters, opts);
   }
 
-  /** Runs the encoder on one ≤30-s window. */
-  private async encode(window: Float32Array, padding: WhisperDecodingOptions["padding"] = this.decoding.padding): Promise<ort.Tensor> {
+  /** Runs the encoder on one ≤30-s window, on `cores` threads where the wider encoder is loaded. */
+  private async encode(window: Float32Array, padding: WhisperDecodingOptions["padding"] = this.decoding.padding, cores = 1): Promise<ort.Tensor> {
     const mel = whisperLogMel(window, this.cfg.nMels, { padToSamples: WHISPER_CHUNK_SAMPLES, filters: this.melFilters, tail: padding });
     const input = new ort.Tensor("float32", mel.data, [1, this.cfg.nMels, mel.nFrames]);
-    const out = await this.encoder.run({ input_features: input });
+    const out = await this.encoderFor(cores).run({ input_features: input });
     return out.last_hidden_state;
+  }
+
+  private encoderFor(cores: number): ort.InferenceSession {
+    const base = this.opts.threads ?? 1;
+    const want = Math.min(Math.floor(cores), MAX_WIDE_THREADS);
+    if (!(want > base)) return this.encoder;
+    if (this.wideEncoder?.cores !== want) {
+      const entry: NonNullable<WhisperEngine["wideEncoder"]> = { cores: want, ready: null, session: Promise.resolve(null) };
+      entry.session = ort.InferenceSession.create(this.cfg.encoderPath, wideSessionOptions(want))
+        .then((s) => (entry.ready = s))
+        .catch(() => null); // stays on the one-thread encoder
+      this.wideEncoder = entry;
+    }
+    return this.wideEncoder.ready ?? this.encoder;
   }
 
   private async languageProbs(hidden: ort.Tensor, candidates?: string[]): Promise<LanguageProbability[]> {
@@ -232,7 +265,7 @@ export class WhisperEngine implements Engine {
       const offset = seek / WHISPER_SAMPLE_RATE;
       const windowSeconds = window.length / WHISPER_SAMPLE_RATE;
       signal?.throwIfAborted();
-      const hidden = await this.encode(window, decoding.padding);
+      const hidden = await this.encode(window, decoding.padding, req.cores ?? 1);
       signal?.throwIfAborted();
       if (language === undefined) {
         const chosen = await this.chooseLanguage(hidden, req.languages);
@@ -380,6 +413,9 @@ export class WhisperEngine implements Engine {
   }
 
   async dispose(): Promise<void> {
+    const wide = await this.wideEncoder?.session;
+    this.wideEncoder = null;
+    await wide?.release();
     await this.encoder.release();
     await this.decoderSession.release();
   }
