@@ -74,7 +74,7 @@ describe("engine pool", () => {
     }
   });
 
-  test("with every worker idle a lone final gets every core; jobs placed together, and partials, one each", async () => {
+  test("with every worker idle a lone final gets every core; jobs placed together, partials, and a final soon after an overlap, one each", async () => {
     const two = new EnginePool({ threads: 2, queueLimit: 8 });
     try {
       expect((await two.run(spec, { audio, partial: false })).text).toBe("a");
@@ -87,7 +87,24 @@ describe("engine pool", () => {
       const both = await Promise.all([two.run(spec, { audio, partial: false }), two.run(spec, { audio, partial: false })]);
       expect(both.map((r) => r.text)).toEqual(["a", "a"]);
       expect(two.widened).toBe(2);
+      // right after jobs overlapped, a lone final keeps one core (more streams may be on the way)
+      await two.run(spec, { audio, partial: false });
+      expect(two.widened).toBe(2);
       expect(two.load).toEqual({ running: 0, queued: 0, oldestQueuedMs: 0 });
+    } finally {
+      await two.close();
+    }
+  });
+
+  test("once no jobs have overlapped for widenQuietMs, a lone final widens again", async () => {
+    const two = new EnginePool({ threads: 2, queueLimit: 8, widenQuietMs: 1000 });
+    try {
+      await Promise.all([two.run(spec, { audio, partial: false }), two.run(spec, { audio, partial: false })]);
+      await two.run(spec, { audio, partial: false });
+      expect(two.widened).toBe(0);
+      await Bun.sleep(1100);
+      await two.run(spec, { audio, partial: false });
+      expect(two.widened).toBe(1);
     } finally {
       await two.close();
     }

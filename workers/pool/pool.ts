@@ -8,13 +8,14 @@
  * call (most of a short decode) cannot be cut short, so a preempted partial kept its worker nearly
  * as long and its work was lost (bench/latency/README.md).
  *
- * Idle cores: a final or speculative final that finds every worker idle and no other job waiting
- * runs on the first worker with every core of the pool (`TranscribeRequest.cores`; Whisper's
- * encoder then takes 2 threads: tiny.en's 180 ms → 100 ms on this project's 2-core machine). Jobs
- * submitted in one turn of the event loop (e.g. the pauses of several streams scored in one VAD
- * tick) are placed together, so that simultaneous ones share the cores one each instead of one
- * of them taking two. Only the first worker is ever asked for more cores: a wider session is
- * loaded once, not per worker.
+ * Idle cores: a final or speculative final that finds every worker idle and no other job waiting,
+ * while no two jobs have overlapped for `widenQuietMs`, runs on the first worker with every core
+ * of the pool (`TranscribeRequest.cores`; Whisper's encoder then takes 2 threads: tiny.en's 180 ms
+ * → 100 ms on this project's 2-core machine). A job arriving during a widened one shares the
+ * cores with it and both lose (bench/README.md): jobs submitted in one turn of the event loop
+ * (e.g. the pauses of several streams scored in one VAD tick) are placed together, one core each,
+ * and a pool that has needed a second worker lately (several streams) does not widen at all. Only
+ * the first worker is ever asked for more cores: a wider session is loaded once, not per worker.
  */
 import { settleWithin } from "../../common/timeout.ts";
 import { availableParallelism } from "node:os";
@@ -33,6 +34,8 @@ export interface EnginePoolOptions {
    * threads); false: one core per job.
    */
   widenWhenIdle?: boolean;
+  /** How long no two jobs may have overlapped (run together, or one waited) before a lone job widens (default 2000 ms). */
+  widenQuietMs?: number;
 }
 
 interface Job {
@@ -69,6 +72,9 @@ export class EnginePool {
   readonly threads: number;
   readonly queueLimit: number;
   readonly widenWhenIdle: boolean;
+  readonly widenQuietMs: number;
+  /** performance.now() when two jobs last overlapped (a job started or waited while another ran). */
+  private overlappedAt = -Infinity;
   /** Jobs that ran with more than one core (diagnostics, tests). */
   widened = 0;
 
@@ -76,6 +82,7 @@ export class EnginePool {
     this.threads = Math.max(1, Math.floor(opts.threads ?? Math.max(1, availableParallelism() - 1)));
     this.queueLimit = Math.max(0, Math.floor(opts.queueLimit ?? 64));
     this.widenWhenIdle = (opts.widenWhenIdle ?? true) && this.threads > 1;
+    this.widenQuietMs = Math.max(0, opts.widenQuietMs ?? 2000);
     for (let i = 0; i < this.threads; i++) this.slots.push(this.spawn());
   }
 
@@ -128,7 +135,9 @@ export class EnginePool {
       const next = this.queue.shift();
       if (!next) return;
       const alone = this.queue.length === 0 && this.slots.every((s) => !s.job);
-      if (alone && next.priority !== "partial") {
+      const now = performance.now();
+      if (!alone) this.overlappedAt = now;
+      if (alone && next.priority !== "partial" && now - this.overlappedAt >= this.widenQuietMs) {
         this.widened++;
         this.start(this.slots[0]!, next, this.threads);
         return;
