@@ -53,7 +53,13 @@ export class BytePairEncoding {
     private readonly pattern: RegExp = GPT2_PATTERN,
   ) {
     this.decoder = [];
-    for (const [key, rank] of ranks) this.decoder[rank] = Uint8Array.from(key, (c) => c.charCodeAt(0));
+    for (const [key, rank] of ranks) {
+      // a loop, not Uint8Array.from: 50 000 calls with strings made that builtin hot and polymorphic in
+      // every engine thread (see workers/engines/whisper/decoder.ts, CACHE_BRANCH)
+      const bytes = new Uint8Array(key.length);
+      for (let i = 0; i < key.length; i++) bytes[i] = key.charCodeAt(i);
+      this.decoder[rank] = bytes;
+    }
     this.specialByText = new Map(Object.entries(specialTokens));
     for (const [text, id] of this.specialByText) this.specialById.set(id, text);
   }

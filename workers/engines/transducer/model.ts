@@ -115,7 +115,9 @@ export class TransducerModel {
 
   /** Decoder outputs for a batch of contexts (each `contextSize` token ids) → [N, dim]. */
   async decode(contexts: number[][]): Promise<{ data: Float32Array; dim: number }> {
-    const flat = BigInt64Array.from(contexts.flat(), (t) => BigInt(t));
+    const ids = contexts.flat();
+    const flat = new BigInt64Array(ids.length); // a loop, not BigInt64Array.from (workers/engines/whisper/decoder.ts)
+    for (let i = 0; i < ids.length; i++) flat[i] = BigInt(ids[i]!);
     const out = await this.decoder.run({ y: new ort.Tensor("int64", flat, [contexts.length, this.contextSize]) });
     const d = out.decoder_out;
     return { data: d.data as Float32Array, dim: d.dims[d.dims.length - 1] };

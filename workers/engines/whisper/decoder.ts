@@ -26,6 +26,23 @@ export interface DecoderCache {
   length: number;
 }
 
+/**
+ * The decoder's `use_cache_branch` flags, built once from typed arrays. Passing a plain array
+ * (`[true]`) makes onnxruntime's Tensor constructor call `Uint8Array.from` at every step: Bun 1.4.5's
+ * optimizing JIT (FTL) aborted the whole process while compiling that constructor once it was hot
+ * (`DFG ASSERTION FAILED … lowJSValue`, in a `TypedArray.from` inlined into `Tensor`; seen twice in
+ * about thirty benchmark runs, after some 90 s of 16 streams). No tensor here is built from an array.
+ */
+const CACHE_BRANCH = new ort.Tensor("bool", new Uint8Array([1]), [1]);
+const FIRST_BRANCH = new ort.Tensor("bool", new Uint8Array([0]), [1]);
+
+/** Token ids as an int64 tensor (a loop, not `BigInt64Array.from`: see `CACHE_BRANCH`). */
+function int64Tensor(ids: readonly number[], dims: number[]): ort.Tensor {
+  const data = new BigInt64Array(ids.length);
+  for (let i = 0; i < ids.length; i++) data[i] = BigInt(ids[i]!);
+  return new ort.Tensor("int64", data, dims);
+}
+
 /** Rows of a [batch, …] float tensor, copied into a new tensor in the given order. */
 function gatherRows(t: ort.Tensor, rows: readonly number[]): ort.Tensor {
   const data = t.data as Float32Array;
@@ -100,9 +117,9 @@ export class WhisperDecoder {
     if (inputIds.length === 0) throw new RangeError("decoder needs at least one input token");
     const useCache = cache !== null;
     const feeds: Record<string, ort.Tensor> = {
-      input_ids: new ort.Tensor("int64", BigInt64Array.from(inputIds, (t) => BigInt(t)), [1, inputIds.length]),
+      input_ids: int64Tensor(inputIds, [1, inputIds.length]),
       encoder_hidden_states: encoderHidden,
-      use_cache_branch: new ort.Tensor("bool", [useCache], [1]),
+      use_cache_branch: useCache ? CACHE_BRANCH : FIRST_BRANCH,
     };
     for (let i = 0; i < this.layers; i++) {
       for (const kv of ["key", "value"]) {
@@ -151,8 +168,8 @@ export class WhisperDecoder {
   async step(tokens: readonly number[], encoderHidden: ort.Tensor, cache: DecoderCache): Promise<DecoderStep> {
     const n = tokens.length;
     const fixed = {
-      input_ids: new ort.Tensor("int64", BigInt64Array.from(tokens, (t) => BigInt(t)), [n, 1]),
-      use_cache_branch: new ort.Tensor("bool", [true], [1]),
+      input_ids: int64Tensor(tokens, [n, 1]),
+      use_cache_branch: CACHE_BRANCH,
       ...cache.self,
     };
     this.onCall?.({ inputIds: [...tokens], pastLength: cache.length, useCacheBranch: true });

@@ -94,7 +94,7 @@ function buildSegment(
   }
   const decoder = new TextDecoder();
   const words = groups
-    .map((g) => ({ text: decoder.decode(Uint8Array.from(g.bytes)).trim(), lps: g.lps }))
+    .map((g) => ({ text: decoder.decode(new Uint8Array(g.bytes)).trim(), lps: g.lps }))
     .filter((w) => w.text !== "");
   const totalChars = words.reduce((n, w) => n + [...w.text].length, 0);
   const timed: WordTiming[] = [];
