@@ -68,7 +68,9 @@ async function startService(extraEnv: Record<string, string> = {}): Promise<Serv
   children.push(proc);
   const base = `http://127.0.0.1:${port}`;
   await waitHttp(`${base}/health`, proc);
-  return { proc, base, startupMs: performance.now() - t0, dataDir, output: [`${dataDir}.stdout`, `${dataDir}.stderr`] };
+  const svc = { proc, base, startupMs: performance.now() - t0, dataDir, output: [`${dataDir}.stdout`, `${dataDir}.stderr`] };
+  services.push(svc);
+  return svc;
 }
 
 /** The service's RSS in MB; a service that is gone fails the bench with its exit status and last output. */
@@ -169,8 +171,20 @@ const children: Subprocess[] = [];
 process.on("exit", () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
 });
-process.on("unhandledRejection", (e) => {
+const services: Service[] = [];
+process.on("unhandledRejection", async (e) => {
   console.error(e);
+  // A request that failed because the service died (e.g. refused connections while it aborts):
+  // say so, with its last output, once it has exited.
+  await Bun.sleep(3000);
+  for (const svc of services) {
+    if (svc.proc.exitCode === 0) continue; // stopped by the bench
+    try {
+      serviceRss(svc);
+    } catch (dead) {
+      console.error((dead as Error).message);
+    }
+  }
   process.exit(1);
 });
 
