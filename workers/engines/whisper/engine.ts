@@ -198,7 +198,9 @@ export class WhisperEngine implements Engine {
     const base = this.opts.threads ?? 1;
     const want = Math.min(Math.floor(cores), MAX_WIDE_THREADS);
     if (!(want > base)) return this.encoder;
-    if (this.wideEncoder?.cores !== want) {
+    // One wider session per engine, as wide as the first call that asked (the pool always asks for
+    // all its threads): a second width would hold a second copy of the encoder.
+    if (!this.wideEncoder) {
       const entry: NonNullable<WhisperEngine["wideEncoder"]> = { cores: want, ready: null, session: Promise.resolve(null) };
       entry.session = ort.InferenceSession.create(this.cfg.encoderPath, wideSessionOptions(want))
         .then((s) => (entry.ready = s))
