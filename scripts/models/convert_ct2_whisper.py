@@ -19,10 +19,19 @@ Steps:
     heads and suppressed tokens from CTranslate2's `config.json`).
  3. Export with the upstream exporter, optimum's ONNX export for
     `automatic-speech-recognition-with-past`, which writes `encoder_model.onnx` and
-    `decoder_model_merged.onnx` as in the onnx-community exports, and add int8 variants
-    (`*_quantized.onnx`) made with onnxruntime's dynamic quantization.
+    `decoder_model_merged.onnx` as in the onnx-community exports, and add int8 variants made with
+    onnxruntime's dynamic quantization, named as in those exports:
+    - `*_quantized.onnx` (encoder and decoder): unsigned 8-bit weights, every quantizable operator.
+      onnxruntime multiplies them with 16-bit intermediates, exact on any x86 CPU (AVX2 included).
+    - `encoder_model_int8.onnx`: signed 8-bit weights, matrix products only (the two convolutions
+      stay float: onnxruntime's signed-int8 convolution is slower than the float one). On CPUs with
+      8-bit dot-product instructions (AVX-512 VNNI, AVX-VNNI, AMX) onnxruntime runs these products
+      about 4x faster than the unsigned ones; without them its 16-bit intermediates can saturate.
+      No decoder counterpart: on the service's clips a signed-int8 decoder cost words (bench/wer).
  4. Verify: compare the encoder's outputs with CTranslate2's on the same features, then decode a
-    known clip with faster-whisper on the original CTranslate2 weights and with the exported ONNX files (fp32 and int8) through onnxruntime, greedy, and require the same words
+    known clip with faster-whisper on the original CTranslate2 weights and with the exported ONNX files
+    (fp32, int8, and the signed-int8 encoder with the fp32 decoder) through onnxruntime, greedy, and
+    require the same words
     (word error rate at most --max-wer against the reference decoder). Exit status 1 otherwise.
 
 Usage:
@@ -318,6 +327,14 @@ def export_onnx(ct2_dir: Path, work: Path, out: Path) -> None:
             weight_type=QuantType.QUInt8,
             extra_options={"EnableSubgraph": True, "MatMulConstBOnly": True},
         )
+        if name == "encoder_model":
+            quantize_dynamic(
+                str(src),
+                str(out / f"{name}_int8.onnx"),
+                weight_type=QuantType.QInt8,
+                op_types_to_quantize=["MatMul"],
+                extra_options={"EnableSubgraph": True, "MatMulConstBOnly": True},
+            )
         log(f"quantized {name} in {time.time() - t0:.0f} s")
     for f in ("config.json", "generation_config.json", "preprocessor_config.json", "tokenizer.json"):
         shutil.copyfile(hf_dir / f, out / f)
@@ -339,7 +356,7 @@ def wer(ref: list[str], hyp: list[str]) -> float:
     return dp[len(hyp)] / max(1, len(ref))
 
 
-def decode_onnx(out: Path, work: Path, audio: np.ndarray, language: str | None, quantized: bool) -> str:
+def decode_onnx(out: Path, work: Path, audio: np.ndarray, language: str | None, encoder: str, decoder: str) -> str:
     """Greedy decode through the exported files with onnxruntime (optimum's ORT seq2seq model)."""
     from optimum.onnxruntime import ORTModelForSpeechSeq2Seq
     from transformers import GenerationConfig, WhisperFeatureExtractor
@@ -347,14 +364,13 @@ def decode_onnx(out: Path, work: Path, audio: np.ndarray, language: str | None, 
     import tokenizers
 
     # optimum finds the merged decoder by its standard name only: show it one variant at a time
-    suffix = "_quantized" if quantized else ""
-    view = work / f"verify{suffix}"
+    view = work / f"verify{encoder}{decoder}"
     shutil.rmtree(view, ignore_errors=True)
     view.mkdir(parents=True)
     for f in out.iterdir():
         if f.suffix == ".json":
             (view / f.name).symlink_to(f.resolve())
-    for name in ("encoder_model", "decoder_model_merged"):
+    for name, suffix in (("encoder_model", encoder), ("decoder_model_merged", decoder)):
         (view / f"{name}.onnx").symlink_to((out / f"{name}{suffix}.onnx").resolve())
     model = ORTModelForSpeechSeq2Seq.from_pretrained(str(view), use_merged=True, use_cache=True, provider="CPUExecutionProvider")
     model.generation_config = GenerationConfig.from_pretrained(str(view))
@@ -407,9 +423,9 @@ def verify(ct2_dir: Path, out: Path, work: Path, audio_path: Path | None, langua
     result = {"clip": audio_path.name, "encoder_max_rel_diff": diff, "faster_whisper": reference}
     log(f"faster-whisper (CTranslate2 original): {reference}")
     ok = True
-    for quantized in (False, True):
-        key = "onnx_int8" if quantized else "onnx_fp32"
-        text = decode_onnx(out, work, audio, language, quantized)
+    variants = (("onnx_fp32", "", ""), ("onnx_int8", "_quantized", "_quantized"), ("onnx_int8_signed_encoder", "_int8", ""))
+    for key, encoder, decoder in variants:
+        text = decode_onnx(out, work, audio, language, encoder, decoder)
         w = wer(normalize(reference), normalize(text))
         result[key], result[f"{key}_wer"] = text, round(w, 4)
         log(f"{key}: {text}  (WER vs faster-whisper {w:.3f})")

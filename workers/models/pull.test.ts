@@ -6,6 +6,7 @@ import { CATALOGUE } from "../catalogue/entries.ts";
 import type { CatalogueEntry, CatalogueFile } from "../catalogue/types.ts";
 import { formatList, listEntries } from "./list.ts";
 import { PullError, pullEntry, pullFile, resolvePullName, sourceUrl } from "./pull.ts";
+import { conversionKey, staleConversion } from "./sources.ts";
 
 const PAYLOAD = new Uint8Array(200_000).map((_, i) => (i * 7919) % 251);
 const SHA = new Bun.CryptoHasher("sha256").update(PAYLOAD).digest("hex");
@@ -193,6 +194,29 @@ describe("pull", () => {
     expect(resolvePullName("solaria-3").map((e) => e.id)).toEqual(["whisper-base"]);
     expect(resolvePullName("trantoria-1").map((e) => e.id)).toEqual(["whisper-tiny.en"]);
     expect(() => resolvePullName("nope")).toThrow(PullError);
+  });
+});
+
+describe("conversions", () => {
+  test("a model converted by another version of the converter is stale (pulled again); one from the hub or the current converter is not", () => {
+    const dir = modelsDir();
+    const tiny = CATALOGUE.find((e) => e.id === "whisper-tiny.en")!;
+    const source = tiny.sources!.find((s) => s.kind === "ct2-whisper")!;
+    const record = (body: object) => {
+      mkdirSync(join(dir, tiny.dir), { recursive: true });
+      writeFileSync(join(dir, tiny.dir, "conversion.json"), JSON.stringify(body));
+    };
+    expect(staleConversion(tiny, dir)).toBe(false); // no record: not converted here (the hub's files)
+    record({ clip: "jfk.wav" });
+    expect(staleConversion(tiny, dir)).toBe(true); // converted before records named their conversion
+    record({ conversion_key: "whisper-tiny.en-0000000000000000" });
+    expect(staleConversion(tiny, dir)).toBe(true);
+    record({ conversion_key: conversionKey(tiny, source as Extract<typeof source, { kind: "ct2-whisper" }>) });
+    expect(staleConversion(tiny, dir)).toBe(false);
+    const vad = CATALOGUE.find((e) => e.id === "silero-vad")!;
+    mkdirSync(join(dir, vad.dir), { recursive: true });
+    writeFileSync(join(dir, vad.dir, "conversion.json"), "{}");
+    expect(staleConversion(vad, dir)).toBe(false); // nothing of it is converted
   });
 });
 

@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { CATALOGUE, PUBLIC_MODELS } from "../catalogue/entries.ts";
 import { isInstalled } from "../catalogue/capabilities.ts";
 import type { CatalogueEntry, CatalogueFile } from "../catalogue/types.ts";
-import { describeSource, installFromSource } from "./sources.ts";
+import { describeSource, installFromSource, staleConversion } from "./sources.ts";
 
 export interface PullProgress {
   file: string;
@@ -174,7 +174,7 @@ export async function pullEntry(entry: CatalogueEntry, opts: PullOptions, seen =
     if (seen.has(id)) continue;
     Object.assign(outcome, await pullEntry(dep, opts, seen));
   }
-  if (isInstalled(entry, opts.modelsDir) && (await allPinsHold(entry, opts.modelsDir))) {
+  if (isInstalled(entry, opts.modelsDir) && (await allPinsHold(entry, opts.modelsDir)) && !staleConversion(entry, opts.modelsDir)) {
     for (const f of entry.files) if (existsSync(join(opts.modelsDir, f.path))) outcome[f.path] = "present";
     log(`${entry.id}: already installed`);
     return outcome;

@@ -67,7 +67,7 @@ function describe(source: EntrySource): string {
 export { describe as describeSource };
 
 /** Key of a conversion: the packages, the converter and its requirements. */
-function conversionKey(entry: CatalogueEntry, source: Extract<EntrySource, { kind: "ct2-whisper" }>): string {
+export function conversionKey(entry: CatalogueEntry, source: Extract<EntrySource, { kind: "ct2-whisper" }>): string {
   const h = createHash("sha256");
   for (const p of source.packages) h.update(`${p.file}:${p.sha256}\n`);
   h.update(readFileSync(join(SCRIPTS_DIR, "convert_ct2_whisper.py")));
@@ -88,6 +88,9 @@ async function converted(entry: CatalogueEntry, source: Extract<EntrySource, { k
   log(`converting ${entry.id} to ONNX and verifying it (a minute or two)`);
   const t0 = performance.now();
   await run(args, { quiet: !process.env.MODELS_VERBOSE });
+  // the record names its conversion, so that an install made by an older converter is redone
+  const record = join(tmp, "conversion.json");
+  writeFileSync(record, `${JSON.stringify({ ...JSON.parse(readFileSync(record, "utf8")), conversion_key: conversionKey(entry, source) }, null, 2)}\n`);
   rmSync(out, { recursive: true, force: true });
   renameSync(tmp, out);
   log(`converted ${entry.id} in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
@@ -97,6 +100,23 @@ async function converted(entry: CatalogueEntry, source: Extract<EntrySource, { k
     if (stale.test(name) && join(dirname(out), name) !== out) rmSync(join(dirname(out), name), { recursive: true, force: true });
   }
   return out;
+}
+
+/**
+ * True when MODELS_DIR holds this entry as converted by another version of the converter or its
+ * requirements (its `conversion.json` names no current conversion): pulling converts it again.
+ */
+export function staleConversion(entry: CatalogueEntry, modelsDir: string): boolean {
+  const record = join(modelsDir, entry.dir, "conversion.json");
+  const sources = (entry.sources ?? []).filter((s) => s.kind === "ct2-whisper");
+  if (sources.length === 0 || !existsSync(record)) return false;
+  let key: unknown;
+  try {
+    key = (JSON.parse(readFileSync(record, "utf8")) as { conversion_key?: unknown }).conversion_key;
+  } catch {
+    return true;
+  }
+  return !sources.some((s) => conversionKey(entry, s) === key);
 }
 
 /** Installs the entry from one source; throws (with the reason) when this source cannot provide it. */
