@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { hasInt8DotProduct } from "../cpu.ts";
 
 export interface WhisperModelConfig {
   nMels: 80 | 128;
@@ -55,14 +56,20 @@ function num(obj: Record<string, unknown>, key: string, fallback?: number): numb
 }
 
 /**
- * Which ONNX files to prefer: `true` the int8 ones (`*_quantized.onnx` / `*_int8.onnx`), `false` the
- * fp32 ones, `"encoder"` the int8 encoder with the fp32 decoder (on CPUs where dynamic int8 speeds
- * up the encoder's large matrix products but slows the decoder's one-token steps).
+ * Which ONNX files to prefer: `true` the int8 ones, `false` the fp32 ones, `"encoder"` the int8
+ * encoder with the fp32 decoder (dynamic int8 speeds up the encoder's large matrix products, but
+ * slows the decoder's one-token steps, or costs words where it is faster: bench/wer).
+ *
+ * Of the int8 files, `*_int8.onnx` (signed weights) comes first where the CPU has 8-bit
+ * dot-product instructions, `*_quantized.onnx` (unsigned weights) elsewhere: see `../cpu.ts`.
  */
 export type QuantizedChoice = boolean | "encoder";
 
 /** Loads the model configuration; `nMels` overrides `num_mel_bins` when given. */
-export function loadWhisperConfig(dir: string, overrides: { nMels?: number; quantized?: QuantizedChoice } = {}): WhisperModelConfig {
+export function loadWhisperConfig(
+  dir: string,
+  overrides: { nMels?: number; quantized?: QuantizedChoice; int8DotProduct?: boolean } = {},
+): WhisperModelConfig {
   const config = readJson(join(dir, "config.json"));
   const gen = readJson(join(dir, "generation_config.json"));
   const nMels = overrides.nMels ?? num(config, "num_mel_bins", 80);
@@ -73,8 +80,9 @@ export function loadWhisperConfig(dir: string, overrides: { nMels?: number; quan
   const decoderHeads = num(config, "decoder_attention_heads");
   const langToId = gen.lang_to_id as Record<string, number> | undefined;
   const languages = langToId ? Object.keys(langToId).map((t) => t.replace(/^<\|/, "").replace(/\|>$/, "")) : null;
-  const int8 = ["_quantized", "_int8", ""];
-  const fp32 = ["", "_quantized", "_int8"];
+  const dot = overrides.int8DotProduct ?? hasInt8DotProduct();
+  const int8 = dot ? ["_int8", "_quantized", ""] : ["_quantized", "_int8", ""];
+  const fp32 = ["", ...int8.slice(0, 2)];
   const encoderOrder = overrides.quantized ? int8 : fp32;
   const decoderOrder = overrides.quantized === true ? int8 : fp32;
   return {

@@ -1,0 +1,56 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { flagsHaveInt8DotProduct } from "../cpu.ts";
+import { type QuantizedChoice, loadWhisperConfig } from "./config.ts";
+
+const root = mkdtempSync(join(tmpdir(), "whisper-config-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A model directory holding `config.json` and the named ONNX files (empty: only their names matter here). */
+function modelDir(name: string, suffixes: string[]): string {
+  const dir = join(root, name);
+  const config = { num_mel_bins: 80, vocab_size: 51864, d_model: 384, decoder_layers: 4, decoder_attention_heads: 6 };
+  Bun.spawnSync(["mkdir", "-p", dir]);
+  writeFileSync(join(dir, "config.json"), JSON.stringify(config));
+  for (const s of suffixes) {
+    writeFileSync(join(dir, `encoder_model${s}.onnx`), "");
+    writeFileSync(join(dir, `decoder_model_merged${s}.onnx`), "");
+  }
+  return dir;
+}
+
+const pick = (dir: string, quantized: QuantizedChoice, int8DotProduct: boolean) => {
+  const cfg = loadWhisperConfig(dir, { quantized, int8DotProduct });
+  return [basename(cfg.encoderPath), basename(cfg.decoderPath)];
+};
+
+describe("which ONNX files a Whisper model loads", () => {
+  const all = modelDir("all", ["", "_quantized", "_int8"]);
+
+  test("encoder: the signed int8 encoder where the CPU has 8-bit dot products, else the unsigned one; the fp32 decoder", () => {
+    expect(pick(all, "encoder", true)).toEqual(["encoder_model_int8.onnx", "decoder_model_merged.onnx"]);
+    expect(pick(all, "encoder", false)).toEqual(["encoder_model_quantized.onnx", "decoder_model_merged.onnx"]);
+  });
+
+  test("true: int8 for both, signed first where the CPU has 8-bit dot products; false: fp32 for both", () => {
+    expect(pick(all, true, true)).toEqual(["encoder_model_int8.onnx", "decoder_model_merged_int8.onnx"]);
+    expect(pick(all, true, false)).toEqual(["encoder_model_quantized.onnx", "decoder_model_merged_quantized.onnx"]);
+    expect(pick(all, false, true)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);
+  });
+
+  test("a model without signed int8 files (an older conversion) keeps its unsigned ones; one without int8 files its fp32 ones", () => {
+    const older = modelDir("older", ["", "_quantized"]);
+    expect(pick(older, "encoder", true)).toEqual(["encoder_model_quantized.onnx", "decoder_model_merged.onnx"]);
+    expect(pick(older, true, true)).toEqual(["encoder_model_quantized.onnx", "decoder_model_merged_quantized.onnx"]);
+    const plain = modelDir("plain", [""]);
+    expect(pick(plain, "encoder", true)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);
+  });
+
+  test("8-bit dot-product instructions are read from the CPU's flags", () => {
+    expect(flagsHaveInt8DotProduct(["sse4_2", "avx2", "avx512f", "avx512_vnni"])).toBe(true);
+    expect(flagsHaveInt8DotProduct(["avx2", "avx_vnni"])).toBe(true);
+    expect(flagsHaveInt8DotProduct(["avx2", "avx512f", "avx512bw"])).toBe(false);
+  });
+});
