@@ -46,14 +46,18 @@ export async function modelsWith(ids: string[] = [SMART_TURN_ID, SPEAKER_ID]): P
   return dir;
 }
 
-/** English speech synthesized by espeak-ng, as 16 kHz mono float samples (sox resamples). */
+/**
+ * English speech synthesized by espeak-ng, as 16 kHz mono float samples (sox resamples, without
+ * dither: sox dithers a 16-bit output at random by default, and a test must hear the same samples
+ * every run).
+ */
 export function speak(text: string): Float32Array {
   const dir = mkdtempSync(path.join(tmpdir(), "speak-"));
   const raw = path.join(dir, "raw.wav");
   const out = path.join(dir, "out.wav");
   const say = Bun.spawnSync(["espeak-ng", "-v", "en-us", "-s", "150", "-w", raw, text]);
   if (say.exitCode !== 0) throw new Error(`espeak-ng failed: ${say.stderr.toString()}`);
-  const conv = Bun.spawnSync(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", out]);
+  const conv = Bun.spawnSync(["sox", raw, "-D", "-r", "16000", "-c", "1", "-b", "16", out]);
   if (conv.exitCode !== 0) throw new Error(`sox failed: ${conv.stderr.toString()}`);
   return readWavFile(out).samples;
 }

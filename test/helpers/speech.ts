@@ -1,13 +1,14 @@
 /**
  * Synthesized speech for tests: Debian's espeak-ng (installed by scripts/bootstrap.sh) speaks each
- * word, sox makes it 16 kHz mono 16-bit; clips are cached per word in the system temp folder.
+ * word, sox makes it 16 kHz mono 16-bit without dither (sox dithers at random by default, so every
+ * machine would hear other samples); clips are cached per word in the system temp folder.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 
-const CACHE = path.join(tmpdir(), "live-stt-espeak");
+const CACHE = path.join(tmpdir(), "live-stt-espeak-undithered");
 const RATE = 16000;
 
 function run(cmd: string[]): void {
@@ -23,7 +24,7 @@ export function spoken(text: string, voice = "en-us", wordsPerMinute = 150): Flo
   if (!existsSync(out)) {
     const raw = path.join(CACHE, `${name}.raw.wav`);
     run(["espeak-ng", "-v", voice, "-s", String(wordsPerMinute), "-w", raw, text]);
-    run(["sox", raw, "-r", String(RATE), "-c", "1", "-b", "16", out]);
+    run(["sox", raw, "-D", "-r", String(RATE), "-c", "1", "-b", "16", out]);
   }
   return readWavFile(out).samples;
 }
