@@ -4,7 +4,7 @@
  * With 8-bit dot-product instructions (x86's AVX-512 VNNI, AVX-VNNI or AMX) onnxruntime multiplies
  * unsigned activations by signed 8-bit weights in one instruction, about four times faster than
  * its path for unsigned weights. Without them, its signed-weight path adds pairs of products into
- * 16-bit lanes, which can saturate, so signed-int8 models are used only where the CPU has them.
+ * 16-bit lanes, which can saturate, so signed-int8 models are preferred only where the CPU has them.
  */
 import { readFileSync } from "node:fs";
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { flagsHaveInt8DotProduct } from "../cpu.ts";
@@ -12,7 +12,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 function modelDir(name: string, suffixes: string[]): string {
   const dir = join(root, name);
   const config = { num_mel_bins: 80, vocab_size: 51864, d_model: 384, decoder_layers: 4, decoder_attention_heads: 6 };
-  Bun.spawnSync(["mkdir", "-p", dir]);
+  mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "config.json"), JSON.stringify(config));
   for (const s of suffixes) {
     writeFileSync(join(dir, `encoder_model${s}.onnx`), "");
@@ -46,6 +46,14 @@ describe("which ONNX files a Whisper model loads", () => {
     expect(pick(older, true, true)).toEqual(["encoder_model_quantized.onnx", "decoder_model_merged_quantized.onnx"]);
     const plain = modelDir("plain", [""]);
     expect(pick(plain, "encoder", true)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);
+  });
+
+  test("without 8-bit dot products a signed-int8 file is used only when no other file is there", () => {
+    const signed = modelDir("signed", ["", "_int8"]);
+    expect(pick(signed, "encoder", false)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);
+    expect(pick(signed, true, false)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);
+    const only = modelDir("only", ["_int8"]);
+    expect(pick(only, "encoder", false)).toEqual(["encoder_model_int8.onnx", "decoder_model_merged_int8.onnx"]);
   });
 
   test("8-bit dot-product instructions are read from the CPU's flags", () => {

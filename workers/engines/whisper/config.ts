@@ -61,7 +61,8 @@ function num(obj: Record<string, unknown>, key: string, fallback?: number): numb
  * slows the decoder's one-token steps, or costs words where it is faster: bench/wer).
  *
  * Of the int8 files, `*_int8.onnx` (signed weights) comes first where the CPU has 8-bit
- * dot-product instructions, `*_quantized.onnx` (unsigned weights) elsewhere: see `../cpu.ts`.
+ * dot-product instructions; elsewhere `*_quantized.onnx` (unsigned weights), then fp32, and the
+ * signed file only when neither is there: see `../cpu.ts`.
  */
 export type QuantizedChoice = boolean | "encoder";
 
@@ -81,8 +82,9 @@ export function loadWhisperConfig(
   const langToId = gen.lang_to_id as Record<string, number> | undefined;
   const languages = langToId ? Object.keys(langToId).map((t) => t.replace(/^<\|/, "").replace(/\|>$/, "")) : null;
   const dot = overrides.int8DotProduct ?? hasInt8DotProduct();
-  const int8 = dot ? ["_int8", "_quantized", ""] : ["_quantized", "_int8", ""];
-  const fp32 = ["", ...int8.slice(0, 2)];
+  // without 8-bit dot products a signed-int8 file is a last resort (its products can saturate)
+  const int8 = dot ? ["_int8", "_quantized", ""] : ["_quantized", "", "_int8"];
+  const fp32 = ["", "_quantized", "_int8"];
   const encoderOrder = overrides.quantized ? int8 : fp32;
   const decoderOrder = overrides.quantized === true ? int8 : fp32;
   return {
