@@ -90,7 +90,8 @@ describe.skipIf(!ready)("real Whisper weights through the WebSocket (official SD
 
   test("leopard_test_it.wav with solaria-1 on whisper-base: WER within 1.1× faster-whisper's on the same weights", async () => {
     // faster-whisper 1.2.1 (the CTranslate2 originals, fp32, beam 5, whole clip) misses 4 of its 11
-    // words (bench/wer). whisper-base's int8 encoder missed a fifth; the fp32 files it now runs do not.
+    // words (bench/wer). whisper-base's unsigned-int8 encoder missed a fifth; its fp32 files and its
+    // signed-int8 encoder, which it runs where the CPU has 8-bit dot products, do not.
     const caps = await sharedCoordinator().capabilities();
     if (caps.find((c) => c.model === "solaria-1")?.engine !== "whisper-base") return;
     const wer = report("leopard_test_it.wav solaria-1 (whisper-base)", references.get("leopard_test_it.wav")!, (await stream("solaria-1", "leopard_test_it.wav")).text);

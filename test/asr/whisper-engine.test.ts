@@ -26,7 +26,7 @@ beforeAll(async () => {
   const assetsDir = path.join(modelsDir, "whisper-assets");
   // each with the files its catalogue entry loads
   [base, tiny] = await Promise.all([
-    WhisperEngine.load({ modelDir: path.join(modelsDir, "whisper-base"), assetsDir, name: "whisper-base", preferQuantized: false }),
+    WhisperEngine.load({ modelDir: path.join(modelsDir, "whisper-base"), assetsDir, name: "whisper-base", preferQuantized: "signed-encoder" }),
     WhisperEngine.load({ modelDir: path.join(modelsDir, "whisper-tiny.en"), assetsDir, name: "whisper-tiny.en", preferQuantized: "encoder" }),
   ]);
 });

@@ -48,6 +48,13 @@ describe("which ONNX files a Whisper model loads", () => {
     expect(pick(plain, "encoder", true)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);
   });
 
+  test("signed-encoder: the signed int8 encoder where the CPU has 8-bit dot products, else fp32; the fp32 decoder", () => {
+    expect(pick(all, "signed-encoder", true)).toEqual(["encoder_model_int8.onnx", "decoder_model_merged.onnx"]);
+    expect(pick(all, "signed-encoder", false)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);
+    const older = modelDir("older-signed", ["", "_quantized"]);
+    expect(pick(older, "signed-encoder", true)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);
+  });
+
   test("without 8-bit dot products a signed-int8 file is used only when no other file is there", () => {
     const signed = modelDir("signed", ["", "_int8"]);
     expect(pick(signed, "encoder", false)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);

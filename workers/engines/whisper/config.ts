@@ -58,13 +58,15 @@ function num(obj: Record<string, unknown>, key: string, fallback?: number): numb
 /**
  * Which ONNX files to prefer: `true` the int8 ones, `false` the fp32 ones, `"encoder"` the int8
  * encoder with the fp32 decoder (dynamic int8 speeds up the encoder's large matrix products, but
- * slows the decoder's one-token steps, or costs words where it is faster: bench/wer).
+ * slows the decoder's one-token steps, or costs words where it is faster: bench/wer),
+ * `"signed-encoder"` as `"encoder"` where the CPU has 8-bit dot-product instructions and fp32
+ * elsewhere (for a model whose unsigned-int8 encoder loses words that its signed one keeps).
  *
  * Of the int8 files, `*_int8.onnx` (signed weights) comes first where the CPU has 8-bit
  * dot-product instructions; elsewhere `*_quantized.onnx` (unsigned weights), then fp32, and the
  * signed file only when neither is there: see `../cpu.ts`.
  */
-export type QuantizedChoice = boolean | "encoder";
+export type QuantizedChoice = boolean | "encoder" | "signed-encoder";
 
 /** Loads the model configuration; `nMels` overrides `num_mel_bins` when given. */
 export function loadWhisperConfig(
@@ -85,8 +87,9 @@ export function loadWhisperConfig(
   // without 8-bit dot products a signed-int8 file is a last resort (its products can saturate)
   const int8 = dot ? ["_int8", "_quantized", ""] : ["_quantized", "", "_int8"];
   const fp32 = ["", "_quantized", "_int8"];
-  const encoderOrder = overrides.quantized ? int8 : fp32;
-  const decoderOrder = overrides.quantized === true ? int8 : fp32;
+  const q = overrides.quantized;
+  const encoderOrder = q === "signed-encoder" ? (dot ? ["_int8", "", "_quantized"] : fp32) : q ? int8 : fp32;
+  const decoderOrder = q === true ? int8 : fp32;
   return {
     nMels,
     dModel,

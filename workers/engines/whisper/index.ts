@@ -37,7 +37,7 @@ export async function loadEngine(dir: string, opts: EngineLoadOptions): Promise<
     nMels,
     // int8 encoder, fp32 decoder unless the entry says otherwise: on CPUs dynamic int8 halves the
     // encoder's time but slows the decoder's one-token steps (see bench/wer for the WER it keeps).
-    preferQuantized: o.preferQuantized === true || o.preferQuantized === false ? o.preferQuantized : "encoder",
+    preferQuantized: o.preferQuantized === true || o.preferQuantized === false || o.preferQuantized === "signed-encoder" ? o.preferQuantized : "encoder",
     task: o.task === "translate" || o.task === "transcribe" ? o.task : undefined,
     decoding: (o.decoding ?? undefined) as Partial<WhisperDecodingOptions> | undefined,
   });
