@@ -19,7 +19,9 @@ Steps:
     heads and suppressed tokens from CTranslate2's `config.json`).
  3. Export with the upstream exporter, optimum's ONNX export for
     `automatic-speech-recognition-with-past`, which writes `encoder_model.onnx` and
-    `decoder_model_merged.onnx` as in the onnx-community exports, and add int8 variants made with
+    `decoder_model_merged.onnx` as in the onnx-community exports; let the encoder take fewer than
+    3000 mel frames (its positional table sliced to its input, the same output on 3000 frames), so
+    that a short utterance can have a shorter window; and add int8 variants made with
     onnxruntime's dynamic quantization, named as in those exports:
     - `*_quantized.onnx` (encoder and decoder): unsigned 8-bit weights, every quantizable operator.
       onnxruntime multiplies them with 16-bit intermediates, exact on any x86 CPU (AVX2 included).
@@ -313,6 +315,8 @@ def export_onnx(ct2_dir: Path, work: Path, out: Path) -> None:
     )
     log(f"exported in {time.time() - t0:.0f} s")
 
+    variable_length_encoder(onnx_dir / "encoder_model.onnx", dims["max_source_positions"])
+
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     out.mkdir(parents=True, exist_ok=True)
@@ -341,6 +345,43 @@ def export_onnx(ct2_dir: Path, work: Path, out: Path) -> None:
         log(f"quantized {name} in {time.time() - t0:.0f} s")
     for f in ("config.json", "generation_config.json", "preprocessor_config.json", "tokenizer.json"):
         shutil.copyfile(hf_dir / f, out / f)
+
+
+def variable_length_encoder(path: Path, positions: int) -> None:
+    """Lets the exported encoder take fewer than 3000 mel frames (in place).
+
+    The exporter adds the whole positional table ([positions, d_model]) to the convolutions' output,
+    which fixes the input at 2 x positions frames. Here that table is sliced to the length of the
+    convolutions' output first, and the input's frame count and the output's length become symbolic.
+    On 3000 frames the graph computes what it did (the slice is the whole table); the service gives
+    short utterances a shorter window (see `encoderFrames` in workers/engines/whisper/engine.ts).
+    """
+    import onnx
+    from onnx import helper, numpy_helper
+
+    external = path.with_name(path.name + "_data").exists()
+    model = onnx.load(str(path))
+    graph = model.graph
+    tables = {i.name for i in graph.initializer if len(i.dims) == 2 and i.dims[0] == positions}
+    adds = [n for n in graph.node if n.op_type == "Add" and any(i in tables for i in n.input)]
+    if len(adds) != 1:
+        raise SystemExit(f"expected one Add of the positional table in the encoder, found {len(adds)}")
+    add = adds[0]
+    k = next(j for j, i in enumerate(add.input) if i in tables)
+    table, hidden = add.input[k], add.input[1 - k]
+    graph.initializer.extend([numpy_helper.from_array(np.array([0], dtype=np.int64), "positions_start"), numpy_helper.from_array(np.array([0], dtype=np.int64), "positions_axis")])
+    at = list(graph.node).index(add)
+    graph.node.insert(at, helper.make_node("Shape", [hidden], ["positions_count"], start=1, end=2))
+    graph.node.insert(at + 1, helper.make_node("Slice", [table, "positions_start", "positions_count", "positions_axis"], ["positions_used"]))
+    add.input[k] = "positions_used"
+    graph.input[0].type.tensor_type.shape.dim[2].dim_param = "encoder_frames"
+    graph.output[0].type.tensor_type.shape.dim[1].dim_param = "encoder_positions"
+    if external:
+        onnx.save(model, str(path), save_as_external_data=True, location=path.name + "_data")
+    else:
+        onnx.checker.check_model(model)
+        onnx.save(model, str(path))
+    log(f"encoder takes a variable number of frames (at most {2 * positions})")
 
 
 # ----------------------------------------------------------------------------------------------------- verify
