@@ -450,6 +450,7 @@ export class Transcriber {
         ...(vocabulary.length > 0 ? { vocabulary } : {}),
         ...(previous !== "" ? { previousText: previous } : {}),
         ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
+        ...(this.streaming.lowLatencyDecodes ? { lowLatency: true } : {}),
       },
     };
     return this.host.coordinator.transcribe(job, extra.signal);

@@ -80,6 +80,24 @@ describe.skipIf(!ready)("real Whisper weights through the WebSocket (official SD
     }
   }, 120_000);
 
+  test("the low_latency profile asks the engine for low latency (shorter encoder windows): jfk.wav's WER stays ≤ 10 %", async () => {
+    const jobs: { lowLatency?: boolean; partial: boolean }[] = [];
+    const watched = sharedCoordinator();
+    const seen: InferenceCoordinator = { ...watched, transcribe: (job, signal) => (jobs.push(job.request), watched.transcribe(job, signal)) };
+    const own = await startTestService({ modelsDir: vadModelsDir, coordinator: seen });
+    try {
+      for (const profile of ["low_latency", "balanced"]) {
+        jobs.length = 0;
+        const r = await streamClip({ apiUrl: own.running.url, key: own.key, model: "trantoria-1", wavPath: path.join(sharedAudio, "jfk.wav"), languages: ["en"], init: { profile } });
+        expect(report(`jfk trantoria-1 ${profile}`, references.get("jfk.wav")!, r.text)).toBeLessThanOrEqual(0.1);
+        expect(jobs.length).toBeGreaterThan(0);
+        expect(jobs.map((j) => j.lowLatency === true)).toEqual(jobs.map(() => profile === "low_latency"));
+      }
+    } finally {
+      await own.stop();
+    }
+  }, 120_000);
+
   test.each(LEOPARD)("%s with solaria-1: language detected as %s, WER reported", async (file, language) => {
     const r = await stream("solaria-1", file);
     expect(r.finals.length).toBeGreaterThan(0);

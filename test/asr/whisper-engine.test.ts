@@ -121,6 +121,30 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
     expect(wide.confidence).toBeCloseTo(one.confidence, 2);
   });
 
+  test("low latency: a short utterance gets a shorter encoder window (the converted encoders take any length), with the 30-s window's words here", async () => {
+    for (const [engine, name] of [[tiny, "leopard_test.wav"], [base, "leopard_test_de.wav"]] as const) {
+      const encoder = (engine as unknown as { encoder: { run: (feeds: Record<string, { dims: readonly number[] }>) => Promise<unknown> } }).encoder;
+      const frames: number[] = [];
+      const run = encoder.run.bind(encoder);
+      encoder.run = (feeds) => (frames.push(feeds.input_features!.dims[2]!), run(feeds));
+      try {
+        const audio = clip(name); // 5.3–5.9 s: a 15-s window
+        const short = await engine.transcribe({ audio, partial: false, lowLatency: true });
+        const full = await engine.transcribe({ audio, partial: false });
+        const longest = await engine.transcribe({ audio, partial: false, lowLatency: true, decoding: { shortestWindowS: 30 } } as WhisperTranscribeRequest);
+        expect(frames).toEqual([1500, 3000, 3000]);
+        console.log(`${name}, 15-s window: «${short.text}»`);
+        expect(short.text).toBe(full.text);
+        expect(longest.text).toBe(full.text);
+        expect(short.words.at(-1)!.end).toBeLessThanOrEqual(audio.length / 16_000 + 1e-6);
+      } finally {
+        encoder.run = run;
+      }
+    }
+    const r = await tiny.transcribe({ audio: clip("leopard_test.wav"), partial: false, lowLatency: true });
+    expect(wordErrorRate(references.get("leopard_test.wav")!, r.text)).toBeLessThan(0.05);
+  }, 60_000);
+
   test("silence and noise give no text", async () => {
     for (const engine of [base, tiny]) {
       const silent = await engine.transcribe({ audio: new Float32Array(5 * 16000), partial: false });

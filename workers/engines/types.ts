@@ -67,6 +67,11 @@ export interface TranscribeRequest {
    * An engine that cannot spread one call over several ignores it.
    */
   cores?: number;
+  /**
+   * The session asked for latency before accuracy (the `low_latency` profile): an engine may take
+   * shortcuts that cost some accuracy (Whisper: shorter encoder windows for short utterances).
+   */
+  lowLatency?: boolean;
 }
 
 export interface WordTiming {

@@ -46,6 +46,14 @@ export interface WhisperDecodingOptions {
    * few dozen decoder steps instead of 224.
    */
   maxTokensPerSecond: number;
+  /**
+   * The shortest encoder window (s) of a short utterance in a request for low latency
+   * (`TranscribeRequest.lowLatency`), where the encoder takes a variable number of frames (as
+   * `models pull` converts it): the window is then at least twice its audio, in 5-s steps, between
+   * this and 30 s (`encoderWindowSamples`). Other requests, and 30 here: every window is 30 s, as
+   * Whisper was trained.
+   */
+  shortestWindowS: number;
 }
 
 /** Tokens a window may yield beyond `maxTokensPerSecond` × its duration (the sot sequence's neighbours, a short word). */
@@ -64,7 +72,22 @@ export const DEFAULT_DECODING: WhisperDecodingOptions = {
   padding: "features",
   silencePeak: 1e-3,
   maxTokensPerSecond: 20,
+  shortestWindowS: 15,
 };
+
+/**
+ * Samples of the encoder window for `samples` of audio (at most 30 s of it) and the shortest window
+ * `shortestS`: twice the audio rounded up to 5 s, within [shortestS, 30] s. The encoder's attention
+ * costs the square of its window: a 15-s window takes about a third of a 30-s one's time. The rest
+ * of the window is padding, as in a 30-s one; a window barely longer than its audio loses words
+ * (bench/README.md, "Shorter encoder windows").
+ */
+export function encoderWindowSamples(samples: number, shortestS: number): number {
+  const step = 5 * WHISPER_SAMPLE_RATE;
+  const twice = Math.ceil((2 * samples) / step) * step;
+  const shortest = Math.ceil((Math.max(0, shortestS) * WHISPER_SAMPLE_RATE) / step) * step;
+  return Math.min(WHISPER_CHUNK_SAMPLES, Math.max(shortest, twice));
+}
 
 export interface WhisperEngineOptions {
   /** Model directory (config.json, generation_config.json, encoder/decoder ONNX files). */
@@ -136,6 +159,8 @@ export class WhisperEngine implements Engine {
    * on the one-thread encoder. Its threads sleep between operations instead of spinning.
    */
   private wideEncoder: { cores: number; session: Promise<ort.InferenceSession | null>; ready: ort.InferenceSession | null } | null = null;
+  /** The encoder takes a variable number of mel frames (a symbolic input length): short utterances get shorter windows. */
+  private readonly variableWindow: boolean;
 
   private constructor(
     private readonly cfg: WhisperModelConfig,
@@ -147,6 +172,8 @@ export class WhisperEngine implements Engine {
   ) {
     this.decoder = new WhisperDecoder(decoderSession, cfg.decoderHeads, cfg.headDim, cfg.vocabSize, opts.onDecoderCall);
     this.decoding = { ...DEFAULT_DECODING, ...opts.decoding };
+    const input = encoder.inputMetadata.find((m) => m.name === "input_features");
+    this.variableWindow = input?.isTensor === true && typeof input.shape[2] === "string";
     const languages = cfg.multilingual ? (cfg.languages ?? [...tokenizer.languageTokens.keys()]) : ["en"];
     this.info = {
       family: "whisper",
@@ -186,9 +213,13 @@ export class WhisperEngine implements Engine {
     return new WhisperEngine(cfg, tokenizer, encoder, decoder, filters, opts);
   }
 
-  /** Runs the encoder on one ≤30-s window, on `cores` threads where the wider encoder is loaded. */
-  private async encode(window: Float32Array, padding: WhisperDecodingOptions["padding"] = this.decoding.padding, cores = 1): Promise<ort.Tensor> {
-    const mel = whisperLogMel(window, this.cfg.nMels, { padToSamples: WHISPER_CHUNK_SAMPLES, filters: this.melFilters, tail: padding });
+  /**
+   * Runs the encoder on one ≤30-s window, on `cores` threads where the wider encoder is loaded; a
+   * `shortWindow` is shorter than 30 s where the audio is short and the encoder allows it.
+   */
+  private async encode(window: Float32Array, decoding: WhisperDecodingOptions = this.decoding, cores = 1, shortWindow = false): Promise<ort.Tensor> {
+    const padToSamples = shortWindow && this.variableWindow ? encoderWindowSamples(window.length, decoding.shortestWindowS) : WHISPER_CHUNK_SAMPLES;
+    const mel = whisperLogMel(window, this.cfg.nMels, { padToSamples, filters: this.melFilters, tail: decoding.padding });
     const input = new ort.Tensor("float32", mel.data, [1, this.cfg.nMels, mel.nFrames]);
     const out = await this.encoderFor(cores).run({ input_features: input });
     return out.last_hidden_state;
@@ -267,7 +298,7 @@ export class WhisperEngine implements Engine {
       const offset = seek / WHISPER_SAMPLE_RATE;
       const windowSeconds = window.length / WHISPER_SAMPLE_RATE;
       signal?.throwIfAborted();
-      const hidden = await this.encode(window, decoding.padding, req.cores ?? 1);
+      const hidden = await this.encode(window, decoding, req.cores ?? 1, req.lowLatency === true);
       signal?.throwIfAborted();
       if (language === undefined) {
         const chosen = await this.chooseLanguage(hidden, req.languages);

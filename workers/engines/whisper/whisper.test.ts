@@ -6,7 +6,7 @@ import { readWavFile } from "../../dsp/wav.ts";
 import { type LogitRow, type WhisperScript, writeWhisperFixture } from "../../fixtures/whisper-fixture.ts";
 import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
 import type { DecoderCallTrace } from "./decoder.ts";
-import { WhisperEngine, type WhisperEngineOptions, type WhisperTranscribeRequest } from "./engine.ts";
+import { encoderWindowSamples, WhisperEngine, type WhisperEngineOptions, type WhisperTranscribeRequest } from "./engine.ts";
 import { loadEngine } from "./index.ts";
 import { favour } from "./search.ts";
 import { tokensToSegments } from "./segments.ts";
@@ -275,5 +275,14 @@ describe("segments", () => {
     const [seg] = tokensToSegments(tk, tokens, tokens.map(() => -0.1), 3, 1.384, "en");
     expect([seg!.start, seg!.end]).toEqual([3, 4.384]);
     for (const w of seg!.words) expect(w.end).toBeLessThanOrEqual(4.384);
+  });
+});
+
+describe("encoder windows", () => {
+  test("a window is twice its audio in 5-s steps, between the shortest window and 30 s", () => {
+    const s = (seconds: number) => Math.round(seconds * 16_000);
+    const w = (audioS: number, shortest = 15) => encoderWindowSamples(s(audioS), shortest) / 16_000;
+    expect([w(0), w(0.4), w(7.5), w(7.6), w(10), w(10.1), w(12.5), w(12.6), w(30)]).toEqual([15, 15, 15, 20, 20, 25, 25, 30, 30]);
+    expect([w(2, 30), w(2, 0), w(2, 12), w(29.9, 0)]).toEqual([30, 5, 15, 30]);
   });
 });
