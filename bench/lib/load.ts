@@ -19,6 +19,8 @@ export interface Target {
   wsUrl?: string;
   key?: string;
   model: string;
+  /** More members of the init body (e.g. `profile`). */
+  init?: Record<string, unknown>;
 }
 
 async function openSocket(t: Target): Promise<string> {
@@ -26,7 +28,7 @@ async function openSocket(t: Target): Promise<string> {
   const res = await fetch(`${t.base}/v2/live`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-service-key": t.key! },
-    body: JSON.stringify({ model: t.model, language_config: { languages: ["en"] } }),
+    body: JSON.stringify({ model: t.model, language_config: { languages: ["en"] }, ...t.init }),
   });
   if (res.status !== 201) throw new Error(`POST /v2/live answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { url: string }).url;
