@@ -165,6 +165,21 @@ const perAudio = (split: CpuSplit, audio: number): CpuSplit => ({
 });
 
 const all = (rs: StreamResult[], k: "finalLatencyS" | "ackBeyondS" | "ackAfterFinalS") => rs.flatMap((r) => r[k]);
+
+/** Final and ack latencies of concurrent real-time streams, their finals against those expected, and whether every session ended normally. */
+function latencies(rs: StreamResult[]) {
+  const finals = all(rs, "finalLatencyS");
+  const acks = all(rs, "ackBeyondS");
+  return {
+    final_p50_ms: round(percentile(finals, 50) * 1000, 0),
+    final_p95_ms: round(percentile(finals, 95) * 1000, 0),
+    ack_p50_beyond_ms: round(percentile(acks, 50) * 1000, 0),
+    ack_p95_beyond_ms: round(percentile(acks, 95) * 1000, 0),
+    finals: finals.length,
+    expected_finals: rs.length * segments.length,
+    complete: rs.every((x) => x.closeCode === 1000),
+  };
+}
 const round = (x: number, d = 3) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null);
 
 const children: Subprocess[] = [];
@@ -249,20 +264,13 @@ for (const n of RAMP) {
   const failed = last && (last.final_p95_ms === null || !last.complete || last.final_p95_ms > 2 * (steps[0]!.final_p95_ms ?? NaN));
   if (failed && n > CPU_STREAMS) break;
   const r = await cpuDuring(pid, () => runStreams(target, n, audioFrames, true, 37, DRAIN_MS));
-  const finals = all(r.value, "finalLatencyS");
   const acks = all(r.value, "ackBeyondS");
   const step: Step = {
     streams: n,
     cpu_per_audio_s: r.cpu / (n * audioS),
     cpu_split_per_audio_s: perAudio(r.split, n * audioS),
     busiest_thread_share: r.busiestShare,
-    final_p50_ms: round(percentile(finals, 50) * 1000, 0),
-    final_p95_ms: round(percentile(finals, 95) * 1000, 0),
-    ack_p50_beyond_ms: round(percentile(acks, 50) * 1000, 0),
-    ack_p95_beyond_ms: round(percentile(acks, 95) * 1000, 0),
-    finals: finals.length,
-    expected_finals: n * segments.length,
-    complete: r.value.every((x) => x.closeCode === 1000),
+    ...latencies(r.value),
     load: loadAverage(),
   };
   steps.push(step);
@@ -285,19 +293,11 @@ const baseP95 = steps[0]!.final_p95_ms ?? NaN;
  * profile) final of the same utterance.
  */
 const low = await cpuDuring(pid, () => runStreams({ ...target, init: { profile: "low_latency" } }, CPU_STREAMS, audioFrames, true, 37, DRAIN_MS));
-const lowFinals = all(low.value, "finalLatencyS");
-const lowAcks = all(low.value, "ackBeyondS");
 const lowLatency = {
   streams: CPU_STREAMS,
   cpu_per_audio_s: round(low.cpu / (CPU_STREAMS * audioS), 5),
-  final_p50_ms: round(percentile(lowFinals, 50) * 1000, 0),
-  final_p95_ms: round(percentile(lowFinals, 95) * 1000, 0),
-  ack_p50_beyond_ms: round(percentile(lowAcks, 50) * 1000, 0),
-  ack_p95_beyond_ms: round(percentile(lowAcks, 95) * 1000, 0),
-  finals: lowFinals.length,
-  expected_finals: CPU_STREAMS * segments.length,
+  ...latencies(low.value),
   same_text_as_default: low.value.reduce((n, r) => n + r.finals.filter((f, i) => f.text === warm[0]!.finals[i]?.text).length, 0),
-  complete: low.value.every((x) => x.closeCode === 1000),
 };
 say(`low_latency profile, ${CPU_STREAMS} real-time streams: ack p50 / p95 beyond ${lowLatency.ack_p50_beyond_ms} / ${lowLatency.ack_p95_beyond_ms} ms, final p95 ${lowLatency.final_p95_ms} ms, ${lowLatency.finals}/${lowLatency.expected_finals} finals (${lowLatency.same_text_as_default} with the default profile's text), ${lowLatency.cpu_per_audio_s} cpu-s/audio-s`);
 
