@@ -1531,9 +1531,10 @@ export const LatencyProfileSettingsSchema = {
         'agreement',
         'max_buffer_s',
         'final_beam_size',
-        'final_reuses_partial'
+        'final_reuses_partial',
+        'short_encoder_windows'
     ],
-    description: 'How a latency profile streams an utterance: a partial is decoded every `partial_interval_ms` of new speech; words are committed once `agreement` successive decodes agree on them and never change afterwards; the decoded audio is cut at a committed sentence end once it is longer than `max_buffer_s`. When a pause begins, the utterance is decoded at once with a beam of `final_beam_size` (the speculative final); the final is the committed words plus the tail, taken from that decode when the pause ended the utterance, else from the last partial when that one covered the whole utterance and `final_reuses_partial` is true, else decoded with a beam of `final_beam_size`.',
+    description: 'How a latency profile streams an utterance: a partial is decoded every `partial_interval_ms` of new speech; words are committed once `agreement` successive decodes agree on them and never change afterwards; the decoded audio is cut at a committed sentence end once it is longer than `max_buffer_s`. When a pause begins, the utterance is decoded at once with a beam of `final_beam_size` (the speculative final); the final is the committed words plus the tail, taken from that decode when the pause ended the utterance, else from the last partial when that one covered the whole utterance and `final_reuses_partial` is true, else decoded with a beam of `final_beam_size`. With `short_encoder_windows`, every decode asks the recognizer for latency before accuracy: a Whisper model whose encoder takes any length encodes an utterance in a window of twice its audio, at least 15 s, instead of 30 s.',
     properties: {
         partial_interval_ms: {
             type: 'integer',
@@ -1552,6 +1553,9 @@ export const LatencyProfileSettingsSchema = {
             minimum: 1
         },
         final_reuses_partial: {
+            type: 'boolean'
+        },
+        short_encoder_windows: {
             type: 'boolean'
         }
     }

@@ -60,6 +60,7 @@ const profileSettings = (p: StreamingProfile): LatencyProfileSettings => ({
   max_buffer_s: p.maxBufferS,
   final_beam_size: p.finalBeamSize,
   final_reuses_partial: p.reuseCoveringDecode,
+  short_encoder_windows: p.lowLatencyDecodes,
 });
 
 /** The contract's defaults, and what each latency profile sets (the streaming policy's own table). */
