@@ -21,7 +21,9 @@ Steps:
     `automatic-speech-recognition-with-past`, which writes `encoder_model.onnx` and
     `decoder_model_merged.onnx` as in the onnx-community exports; let the encoder take fewer than
     3000 mel frames (its positional table sliced to its input, the same output on 3000 frames), so
-    that a short utterance can have a shorter window; and add int8 variants made with
+    that a short utterance can have a shorter window; let the decoder's first call project only its
+    last 4 positions onto the vocabulary (the rows a decode reads: the others cost most of a first
+    call with a long prompt); and add int8 variants made with
     onnxruntime's dynamic quantization, named as in those exports:
     - `*_quantized.onnx` (encoder and decoder): unsigned 8-bit weights, every quantizable operator.
       onnxruntime multiplies them with 16-bit intermediates, exact on any x86 CPU (AVX2 included).
@@ -33,6 +35,11 @@ Steps:
       8-bit dot-product instructions (AVX-512 VNNI, AVX-VNNI, AMX) onnxruntime runs these products
       about 4x faster than the unsigned ones; without them its 16-bit intermediates can saturate.
       No decoder counterpart: on the service's clips a signed-int8 decoder cost words (bench/wer).
+    Each encoder file is also cut into stages (`encoder_model*.stage0.onnx`, `.stage1.onnx`, ...): the
+    convolutions and positions, then one stage per transformer layer (the last with the final layer
+    norm), each taking the residual stream the one before it writes. Chained, they compute exactly
+    what the whole file computes; the service runs them one after the other so that a decode it no
+    longer wants stops after the stage running, not after the whole encoder.
  4. Verify: compare the encoder's outputs with CTranslate2's on the same features, then decode a
     known clip with faster-whisper on the original CTranslate2 weights and with the exported ONNX files
     (fp32, int8, and the signed-int8 encoder with the fp32 decoder) through onnxruntime, greedy, and
@@ -316,6 +323,7 @@ def export_onnx(ct2_dir: Path, work: Path, out: Path) -> None:
     log(f"exported in {time.time() - t0:.0f} s")
 
     variable_length_encoder(onnx_dir / "encoder_model.onnx", dims["max_source_positions"])
+    last_positions_logits(onnx_dir / "decoder_model_merged.onnx")
 
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -345,6 +353,74 @@ def export_onnx(ct2_dir: Path, work: Path, out: Path) -> None:
         log(f"quantized {name} in {time.time() - t0:.0f} s")
     for f in ("config.json", "generation_config.json", "preprocessor_config.json", "tokenizer.json"):
         shutil.copyfile(hf_dir / f, out / f)
+    for variant in ("", "_quantized", "_int8"):
+        encoder_stages(out / f"encoder_model{variant}.onnx")
+
+
+def stage_path(encoder: Path, k: int) -> Path:
+    return encoder.with_name(f"{encoder.stem}.stage{k}.onnx")
+
+
+def encoder_stages(path: Path) -> list[Path]:
+    """Cuts an encoder file into consecutive stages that chain input_features → last_hidden_state.
+
+    The cuts are the tensors that carry the residual stream between the exporter's scopes: the
+    embedding (convolutions plus positions, the input of `/layers.0/`) and each layer's output (the
+    input of the next). Each must be the only tensor computed in one scope and read in the next.
+    """
+    import onnx
+    from onnx import helper
+    from onnx.utils import Extractor
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    scope = lambda name: int(m.group(1)) if (m := re.match(r"/layers\.(\d+)/", name)) else None  # noqa: E731
+    producer = {o: n for n in graph.node for o in n.output}
+    crossing: dict[int, set[str]] = {}
+    for n in graph.node:
+        layer = scope(n.name)
+        if layer is None:
+            continue
+        for i in n.input:
+            p = producer.get(i)
+            if p is not None and p.op_type != "Constant" and scope(p.name) != layer:
+                crossing.setdefault(layer, set()).add(i)
+    layers = sorted(crossing)
+    if not layers or layers != list(range(len(layers))) or any(len(c) != 1 for c in crossing.values()):
+        raise SystemExit(f"{path.name}: cannot find one residual tensor entering each encoder layer: {crossing}")
+    cuts = [next(iter(crossing[i])) for i in layers]
+    ends = [graph.input[0].name, *cuts, graph.output[0].name]
+    # The extractor declares a stage's input and output from the graph's value infos, which shape
+    # inference may not reach past the sliced positional table: the residual stream is float,
+    # [batch, positions, d_model].
+    known = {v.name for v in graph.value_info}
+    d_model = graph.output[0].type.tensor_type.shape.dim[2]
+    for cut in cuts:
+        if cut not in known:
+            graph.value_info.append(helper.make_tensor_value_info(cut, onnx.TensorProto.FLOAT, ["batch_size", "encoder_positions", d_model.dim_value or d_model.dim_param]))
+    extractor = Extractor(model)
+    stages = []
+    for k in range(len(ends) - 1):
+        sub = extractor.extract_model([ends[k]], [ends[k + 1]])
+        stages.append(stage_path(path, k))
+        onnx.save(sub, str(stages[-1]))
+    log(f"{path.name}: {len(stages)} stages")
+    return stages
+
+
+def compare_stages(encoder: Path, feats: np.ndarray) -> float:
+    """Largest absolute difference between the whole encoder's output and its stages' chained."""
+    import onnxruntime as ort
+
+    run = lambda p, x: (lambda s: s.run(None, {s.get_inputs()[0].name: x})[0])(ort.InferenceSession(str(p), providers=["CPUExecutionProvider"]))  # noqa: E731
+    whole = run(encoder, feats)
+    x, k = feats, 0
+    while stage_path(encoder, k).exists():
+        x = run(stage_path(encoder, k), x)
+        k += 1
+    if k == 0 or x.shape != whole.shape:
+        return float("inf")
+    return float(np.max(np.abs(whole - x)))
 
 
 def variable_length_encoder(path: Path, positions: int) -> None:
@@ -382,6 +458,54 @@ def variable_length_encoder(path: Path, positions: int) -> None:
         onnx.checker.check_model(model)
         onnx.save(model, str(path))
     log(f"encoder takes a variable number of frames (at most {2 * positions})")
+
+
+# The longest start-of-transcript sequence: <|startoftranscript|>, language, task, <|notimestamps|>.
+SOT_SEQUENCE_MAX = 4
+
+
+def last_positions_logits(path: Path, keep: int = SOT_SEQUENCE_MAX) -> None:
+    """Makes the merged decoder's first call (no past) give the logits of its last `keep` positions only (in place).
+
+    The exporter projects every input position onto the vocabulary. A first call with a prompt of
+    previous text (up to 223 tokens) then spends most of its time on logits nobody reads: a decode
+    needs the row of the last position (the first token's distribution) and the row of
+    <|startoftranscript|> (the no-speech probability), which is among the last `keep` positions,
+    the start-of-transcript sequence being at most that long. The hidden states are sliced to those
+    positions before the projection; calls with a past (one position each) are unchanged. The
+    logits' sequence dimension becomes `logits_positions`.
+    """
+    import onnx
+    from onnx import helper, numpy_helper
+
+    external = path.with_name(path.name + "_data").exists()
+    model = onnx.load(str(path))
+    ifs = [n for n in model.graph.node if n.op_type == "If"]
+    if len(ifs) != 1:
+        raise SystemExit(f"{path.name}: expected one If node (a merged decoder), found {len(ifs)}")
+    first = next(a.g for a in ifs[0].attribute if a.name == "else_branch")  # use_cache_branch false
+    producer = {o: n for n in first.node for o in n.output}
+    proj = producer.get("logits")
+    if proj is None or proj.op_type != "MatMul":
+        raise SystemExit(f"{path.name}: the first call's logits do not come from one MatMul")
+    first.initializer.extend([
+        numpy_helper.from_array(np.array([-keep], dtype=np.int64), "logits_positions_start"),
+        numpy_helper.from_array(np.array([np.iinfo(np.int64).max], dtype=np.int64), "logits_positions_end"),
+        numpy_helper.from_array(np.array([1], dtype=np.int64), "logits_positions_axis"),
+    ])
+    at = list(first.node).index(proj)
+    first.node.insert(at, helper.make_node("Slice", [proj.input[0], "logits_positions_start", "logits_positions_end", "logits_positions_axis"], ["logits_positions_hidden"]))
+    proj.input[0] = "logits_positions_hidden"
+    for graph in (model.graph, first):
+        for out in graph.output:
+            if out.name == "logits":
+                out.type.tensor_type.shape.dim[1].dim_param = "logits_positions"
+    if external:
+        onnx.save(model, str(path), save_as_external_data=True, location=path.name + "_data")
+    else:
+        onnx.checker.check_model(model)
+        onnx.save(model, str(path))
+    log(f"the decoder's first call gives the logits of its last {keep} positions")
 
 
 # ----------------------------------------------------------------------------------------------------- verify
@@ -440,6 +564,12 @@ def compare_encoders(ct2_dir: Path, out: Path, audio: np.ndarray) -> float:
     del ct2
     sess = ort.InferenceSession(str(out / "encoder_model.onnx"), providers=["CPUExecutionProvider"])
     got = sess.run(None, {sess.get_inputs()[0].name: feats})[0]
+    for variant in ("", "_quantized", "_int8"):
+        # a window shorter than 30 s, as the service also encodes
+        stages_diff = compare_stages(out / f"encoder_model{variant}.onnx", feats[:, :, : feats.shape[2] // 2])
+        log(f"encoder_model{variant}: stages vs the whole file, max absolute difference {stages_diff:.2e}")
+        if stages_diff > 1e-5:
+            raise SystemExit(f"verification failed: the stages of encoder_model{variant}.onnx differ from it by {stages_diff:.2e}")
     return float(np.max(np.abs(ref - got)) / max(1e-6, float(np.max(np.abs(ref)))))
 
 

@@ -5,7 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
+import * as ort from "onnxruntime-node";
 import { readWavFile } from "../../workers/dsp/wav.ts";
+import { loadWhisperMelFilters, whisperLogMel } from "../../workers/dsp/whisper-mel.ts";
+import type { WhisperDecoder } from "../../workers/engines/whisper/decoder.ts";
+import type { WhisperEncoder } from "../../workers/engines/whisper/encoder.ts";
+import type { WhisperTokenizer } from "../../workers/tokenizer/whisper.ts";
 import { WhisperEngine, type WhisperTranscribeRequest } from "../../workers/engines/whisper/index.ts";
 import { mulberry32 } from "../../workers/util/prng.ts";
 import { createResampler } from "../../server/audio/resampler.ts";
@@ -123,10 +128,10 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
 
   test("low latency: a short utterance gets a shorter encoder window (the converted encoders take any length), with the 30-s window's words here", async () => {
     for (const [engine, name] of [[tiny, "leopard_test.wav"], [base, "leopard_test_de.wav"]] as const) {
-      const encoder = (engine as unknown as { encoder: { run: (feeds: Record<string, { dims: readonly number[] }>) => Promise<unknown> } }).encoder;
+      const encoder = (engine as unknown as { encoder: { run: (features: { dims: readonly number[] }, signal?: AbortSignal) => Promise<unknown> } }).encoder;
       const frames: number[] = [];
       const run = encoder.run.bind(encoder);
-      encoder.run = (feeds) => (frames.push(feeds.input_features!.dims[2]!), run(feeds));
+      encoder.run = (features, signal) => (frames.push(features.dims[2]!), run(features, signal));
       try {
         const audio = clip(name); // 5.3–5.9 s: a 15-s window
         const short = await engine.transcribe({ audio, partial: false, lowLatency: true });
@@ -143,6 +148,60 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
     }
     const r = await tiny.transcribe({ audio: clip("leopard_test.wav"), partial: false, lowLatency: true });
     expect(wordErrorRate(references.get("leopard_test.wav")!, r.text)).toBeLessThan(0.05);
+  }, 60_000);
+
+  test("the converted encoders run in stages, one per layer after the convolutions: the whole file's output, and a decode aborted in one stops before the next", async () => {
+    const filters = loadWhisperMelFilters(path.join(modelsDir, "whisper-assets"), 80);
+    const mel = whisperLogMel(clip("jfk.wav"), 80, { padToSamples: 15 * 16_000, filters });
+    const features = new ort.Tensor("float32", mel.data, [1, 80, mel.nFrames]);
+    for (const [engine, layers] of [[tiny, 4], [base, 6]] as const) {
+      const encoder = (engine as unknown as { encoder: WhisperEncoder }).encoder;
+      expect(encoder.stages).toBe(layers + 1);
+      const whole = await ort.InferenceSession.create(encoder.paths[0]!.replace(/\.stage0\.onnx$/, ".onnx"), { intraOpNumThreads: 1 });
+      const expected = (await whole.run({ input_features: features })).last_hidden_state!.data as Float32Array;
+      await whole.release();
+      expect((await encoder.run(features)).data).toEqual(expected);
+
+      // Counted through the stages' sessions: an abort while stage 2 runs lets no later stage start.
+      const sessions = (encoder as unknown as { sessions: { run: (...a: unknown[]) => Promise<unknown> }[] }).sessions;
+      const runs = sessions.map((s) => s.run.bind(s));
+      let calls = 0;
+      const controller = new AbortController();
+      sessions.forEach((s, i) => (s.run = (...a) => (++calls === 2 && controller.abort(), runs[i]!(...a))));
+      try {
+        await expect(engine.transcribe({ audio: clip("jfk.wav"), partial: true }, controller.signal)).rejects.toMatchObject({ name: "AbortError" });
+        expect(calls).toBe(2);
+        // An abort from another task (as the engine thread's abort message is) lands between stages.
+        calls = 0;
+        const later = new AbortController();
+        setTimeout(() => later.abort(), 0);
+        await expect(encoder.run(features, later.signal)).rejects.toMatchObject({ name: "AbortError" });
+        expect(calls).toBeLessThan(layers + 1);
+      } finally {
+        sessions.forEach((s, i) => (s.run = runs[i]!));
+      }
+    }
+  }, 60_000);
+
+  test("the converted decoders' first call projects only its last 4 positions; its last row is the one an incremental decode gives", async () => {
+    const filters = loadWhisperMelFilters(path.join(modelsDir, "whisper-assets"), 80);
+    const mel = whisperLogMel(clip("jfk.wav"), 80, { padToSamples: 15 * 16_000, filters });
+    const features = new ort.Tensor("float32", mel.data, [1, 80, mel.nFrames]);
+    for (const engine of [tiny, base]) {
+      const { decoder, encoder, tokenizer } = engine as unknown as { decoder: WhisperDecoder; encoder: WhisperEncoder; tokenizer: WhisperTokenizer };
+      const V = decoder.vocabSize;
+      const hidden = await encoder.run(features);
+      const prompt = [tokenizer.sotPrev, ...tokenizer.encode(" And so my fellow Americans, ask not what your country can do for you."), tokenizer.sot];
+      const whole = await decoder.run(prompt, hidden, null);
+      expect(whole.firstPosition).toBe(prompt.length - 4);
+      expect(whole.logits.length).toBe(4 * V);
+      const head = await decoder.run(prompt.slice(0, -1), hidden, null);
+      const step = await decoder.run(prompt.slice(-1), hidden, head.cache);
+      const last = whole.logits.subarray(3 * V);
+      let diff = 0;
+      for (let i = 0; i < V; i++) diff = Math.max(diff, Math.abs(last[i]! - step.logits[i]!));
+      expect(diff).toBeLessThan(1e-3);
+    }
   }, 60_000);
 
   test("silence and noise give no text", async () => {

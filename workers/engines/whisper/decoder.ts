@@ -75,8 +75,13 @@ function firstRows(t: ort.Tensor, n: number): ort.Tensor {
 }
 
 export interface DecoderStep {
-  /** Logits of every input position, row-major [inputIds.length, vocab]. */
+  /**
+   * Logits, row-major [rows, vocab]: of every input position, or of the last ones only (a decoder
+   * converted by scripts/models/convert_ct2_whisper.py gives the last 4 positions of a first call).
+   */
   logits: Float32Array;
+  /** Input position of the first row of `logits` (0 when every position has a row). */
+  firstPosition: number;
   cache: DecoderCache;
 }
 
@@ -142,7 +147,9 @@ export class WhisperDecoder {
     if (logits.dims[2] !== this.vocabSize) {
       throw new Error(`decoder logits have ${logits.dims[2]} columns, config says vocab_size ${this.vocabSize}`);
     }
-    return { logits: logits.data as Float32Array, cache: next };
+    const rows = logits.dims[1];
+    if (!(rows >= 1 && rows <= inputIds.length)) throw new Error(`decoder gave ${rows} rows of logits for ${inputIds.length} positions`);
+    return { logits: logits.data as Float32Array, firstPosition: inputIds.length - rows, cache: next };
   }
 
   /** Whether batched steps feed one row of cross-attention cache (undefined until the first batched step). */
@@ -192,7 +199,7 @@ export class WhisperDecoder {
     for (let i = 0; i < this.layers; i++) {
       for (const kv of ["key", "value"]) self[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`]!;
     }
-    return { logits: out.logits!.data as Float32Array, cache: { self, cross: cache.cross, ...(crossWide ? { crossWide } : {}), length: cache.length + 1 } };
+    return { logits: out.logits!.data as Float32Array, firstPosition: 0, cache: { self, cross: cache.cross, ...(crossWide ? { crossWide } : {}), length: cache.length + 1 } };
   }
 
   private widened: { source: ort.Tensor; tensor: ort.Tensor } | null = null;

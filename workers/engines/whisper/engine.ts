@@ -11,9 +11,11 @@ import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
 import type { Engine, EngineInfo, LanguageProbability, TranscribeRequest, TranscribeResult, WordTiming } from "../types.ts";
 import { loadWhisperConfig, type QuantizedChoice, type WhisperModelConfig } from "./config.ts";
 import { type DecoderCallTrace, WhisperDecoder } from "./decoder.ts";
+import { WhisperEncoder } from "./encoder.ts";
 import { LogitFilters, decodeWindow, logSoftmax, type PhraseBias, type SearchResult } from "./search.ts";
 import { compressionRatio, tokensToSegments, type TimedSegment } from "./segments.ts";
 import { mulberry32 } from "../../util/prng.ts";
+import { stopIfAborted } from "../../util/abort.ts";
 
 export interface WhisperDecodingOptions {
   /** Beam size for final results at temperature 0 (1 = greedy). Default 5. */
@@ -165,7 +167,7 @@ export class WhisperEngine implements Engine {
   private constructor(
     private readonly cfg: WhisperModelConfig,
     private readonly tokenizer: WhisperTokenizer,
-    private readonly encoder: ort.InferenceSession,
+    private readonly encoder: WhisperEncoder,
     private readonly decoderSession: ort.InferenceSession,
     private readonly melFilters: Float32Array | undefined,
     private readonly opts: WhisperEngineOptions,
@@ -205,30 +207,38 @@ export class WhisperEngine implements Engine {
       interOpNumThreads: 1,
       graphOptimizationLevel: "all",
     };
-    const encoder = await ort.InferenceSession.create(cfg.encoderPath, sessionOpts);
-    const decoder = await ort.InferenceSession.create(cfg.decoderPath, sessionOpts);
-    if (!encoder.inputNames.includes("input_features") || !encoder.outputNames.includes("last_hidden_state")) {
-      throw new Error(`${cfg.encoderPath}: expected input_features → last_hidden_state`);
-    }
+    const encoder = await WhisperEncoder.load(cfg.encoderPath, sessionOpts);
+    const decoder = await ort.InferenceSession.create(cfg.decoderPath, sessionOpts).catch(async (e: unknown) => {
+      await encoder.release();
+      throw e;
+    });
     return new WhisperEngine(cfg, tokenizer, encoder, decoder, filters, opts);
   }
 
   /**
    * Runs the encoder on one ≤30-s window, on `cores` threads where the wider encoder is loaded; a
-   * `shortWindow` is shorter than 30 s where the audio is short and the encoder allows it.
+   * `shortWindow` is shorter than 30 s where the audio is short and the encoder allows it. `signal`
+   * stops it between the encoder's stages.
    */
-  private async encode(window: Float32Array, decoding: WhisperDecodingOptions = this.decoding, cores = 1, shortWindow = false): Promise<ort.Tensor> {
+  private async encode(window: Float32Array, decoding: WhisperDecodingOptions = this.decoding, cores = 1, shortWindow = false, signal?: AbortSignal): Promise<ort.Tensor> {
     const padToSamples = shortWindow && this.variableWindow ? encoderWindowSamples(window.length, decoding.shortestWindowS) : WHISPER_CHUNK_SAMPLES;
     const mel = whisperLogMel(window, this.cfg.nMels, { padToSamples, filters: this.melFilters, tail: decoding.padding });
     const input = new ort.Tensor("float32", mel.data, [1, this.cfg.nMels, mel.nFrames]);
-    const out = await this.encoderFor(cores).run({ input_features: input });
-    return out.last_hidden_state;
+    const wide = this.wideEncoderFor(cores);
+    if (wide) return (await wide.run({ input_features: input })).last_hidden_state!;
+    return this.encoder.run(input, signal);
   }
 
-  private encoderFor(cores: number): ort.InferenceSession {
+  /** The encoder stages of one decode (1: the whole encoder in one call). */
+  get encoderStages(): number {
+    return this.encoder.stages;
+  }
+
+  /** The wider encoder (the whole file, in one call) when `cores` asks for more threads and it is loaded; else null. */
+  private wideEncoderFor(cores: number): ort.InferenceSession | null {
     const base = this.opts.threads ?? 1;
     const want = Math.min(Math.floor(cores), MAX_WIDE_THREADS);
-    if (!(want > base)) return this.encoder;
+    if (!(want > base)) return null;
     // One wider session per engine, as wide as the first call that asked (the pool always asks for
     // all its threads): a second width would hold a second copy of the encoder.
     if (!this.wideEncoder) {
@@ -238,7 +248,7 @@ export class WhisperEngine implements Engine {
         .catch(() => null); // stays on the one-thread encoder
       this.wideEncoder = entry;
     }
-    return this.wideEncoder.ready ?? this.encoder;
+    return this.wideEncoder.ready;
   }
 
   private async languageProbs(hidden: ort.Tensor, candidates?: string[]): Promise<LanguageProbability[]> {
@@ -297,9 +307,9 @@ export class WhisperEngine implements Engine {
       const window = req.audio.subarray(seek, seek + WHISPER_CHUNK_SAMPLES);
       const offset = seek / WHISPER_SAMPLE_RATE;
       const windowSeconds = window.length / WHISPER_SAMPLE_RATE;
-      signal?.throwIfAborted();
-      const hidden = await this.encode(window, decoding, req.cores ?? 1, req.lowLatency === true);
-      signal?.throwIfAborted();
+      await stopIfAborted(signal);
+      const hidden = await this.encode(window, decoding, req.cores ?? 1, req.lowLatency === true, signal);
+      await stopIfAborted(signal);
       if (language === undefined) {
         const chosen = await this.chooseLanguage(hidden, req.languages);
         language = chosen.language;

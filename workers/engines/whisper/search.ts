@@ -5,6 +5,7 @@
 import type * as ort from "onnxruntime-node";
 import type { WhisperTokenizer } from "../../tokenizer/whisper.ts";
 import type { DecoderCache, WhisperDecoder } from "./decoder.ts";
+import { stopIfAborted } from "../../util/abort.ts";
 
 export interface FilterConfig {
   tokenizer: WhisperTokenizer;
@@ -205,9 +206,11 @@ export async function decodeWindow(
 ): Promise<SearchResult> {
   const V = decoder.vocabSize;
   const first = await decoder.run(opts.prompt, encoderHidden, null);
-  const sotRow = first.logits.subarray(opts.sotIndex * V, (opts.sotIndex + 1) * V);
+  const sotAt = opts.sotIndex - first.firstPosition;
+  if (sotAt < 0) throw new Error(`the decoder gave no logits for <|startoftranscript|> (position ${opts.sotIndex})`);
+  const sotRow = first.logits.subarray(sotAt * V, (sotAt + 1) * V);
   const noSpeechProb = Math.exp(sotRow[noSpeechToken] - logSumExp(sotRow));
-  const lastRow = first.logits.slice((opts.prompt.length - 1) * V, opts.prompt.length * V);
+  const lastRow = first.logits.slice(first.logits.length - V);
 
   const score = (row: Float32Array, sampled: number[]) => {
     filters.apply(row, sampled);
@@ -237,7 +240,7 @@ export async function decodeWindow(
       tokens.push(token);
       logprobs.push(lp);
       if (step === opts.sampleLen - 1) break;
-      opts.signal?.throwIfAborted();
+      await stopIfAborted(opts.signal);
       const next = await decoder.run([token], encoderHidden, cache);
       cache = next.cache;
       row = score(next.logits.subarray(0, V), tokens); // the output is ours: filtered in place
@@ -283,7 +286,7 @@ export async function decodeWindow(
       for (const e of extended) if (finished.length < beam) finished.push(e);
       break;
     }
-    opts.signal?.throwIfAborted();
+    await stopIfAborted(opts.signal);
     cache = decoder.reorder(cache, kept.map((c) => c.parent));
     const out = await decoder.step(kept.map((c) => c.token), encoderHidden, cache);
     cache = out.cache;
