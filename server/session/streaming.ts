@@ -148,10 +148,10 @@ export interface UtteranceStreamOptions {
   now?: () => number;
   /**
    * Milliseconds a partial's audio waits before its decode starts (default 0); a pause or the
-   * final ends the wait. A pause aborts the partial decode in flight, whose encoder has run by then
-   * (a Whisper encoder call cannot be stopped), and a short utterance's first partial often falls
-   * due a chunk or two before the VAD reports the pause: waiting about one frame lets the pause
-   * replace it before any work is done.
+   * final ends the wait. A pause aborts the partial decode in flight, which stops only after the
+   * encoder stage or decoder step running, and a short utterance's first partial often falls due a
+   * chunk or two before the VAD reports the pause: waiting about one frame lets the pause replace
+   * it before any work is done.
    */
   holdPartialsMs?: number;
 }
