@@ -423,6 +423,17 @@ def compare_stages(encoder: Path, feats: np.ndarray) -> float:
     return float(np.max(np.abs(whole - x)))
 
 
+def save_model(model, path: Path, external: bool) -> None:
+    """Writes a graph changed in place back to `path`: its weights beside it when they were stored so, else checked and in one file."""
+    import onnx
+
+    if external:
+        onnx.save(model, str(path), save_as_external_data=True, location=path.name + "_data")
+    else:
+        onnx.checker.check_model(model)
+        onnx.save(model, str(path))
+
+
 def variable_length_encoder(path: Path, positions: int) -> None:
     """Lets the exported encoder take fewer than 3000 mel frames (in place).
 
@@ -452,11 +463,7 @@ def variable_length_encoder(path: Path, positions: int) -> None:
     add.input[k] = "positions_used"
     graph.input[0].type.tensor_type.shape.dim[2].dim_param = "encoder_frames"
     graph.output[0].type.tensor_type.shape.dim[1].dim_param = "encoder_positions"
-    if external:
-        onnx.save(model, str(path), save_as_external_data=True, location=path.name + "_data")
-    else:
-        onnx.checker.check_model(model)
-        onnx.save(model, str(path))
+    save_model(model, path, external)
     log(f"encoder takes a variable number of frames (at most {2 * positions})")
 
 
@@ -500,11 +507,7 @@ def last_positions_logits(path: Path, keep: int = SOT_SEQUENCE_MAX) -> None:
         for out in graph.output:
             if out.name == "logits":
                 out.type.tensor_type.shape.dim[1].dim_param = "logits_positions"
-    if external:
-        onnx.save(model, str(path), save_as_external_data=True, location=path.name + "_data")
-    else:
-        onnx.checker.check_model(model)
-        onnx.save(model, str(path))
+    save_model(model, path, external)
     log(f"the decoder's first call gives the logits of its last {keep} positions")
 
 

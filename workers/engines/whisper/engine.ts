@@ -229,11 +229,6 @@ export class WhisperEngine implements Engine {
     return this.encoder.run(input, signal);
   }
 
-  /** The encoder stages of one decode (1: the whole encoder in one call). */
-  get encoderStages(): number {
-    return this.encoder.stages;
-  }
-
   /** The wider encoder (the whole file, in one call) when `cores` asks for more threads and it is loaded; else null. */
   private wideEncoderFor(cores: number): ort.InferenceSession | null {
     const base = this.opts.threads ?? 1;
