@@ -35,11 +35,11 @@ Steps:
       8-bit dot-product instructions (AVX-512 VNNI, AVX-VNNI, AMX) onnxruntime runs these products
       about 4x faster than the unsigned ones; without them its 16-bit intermediates can saturate.
       No decoder counterpart: on the service's clips a signed-int8 decoder cost words (bench/wer).
-    Each encoder file is also cut into stages (`encoder_model*.stage0.onnx`, `.stage1.onnx`, ...): the
-    convolutions and positions, then one stage per transformer layer (the last with the final layer
-    norm), each taking the residual stream the one before it writes. Chained, they compute exactly
-    what the whole file computes; the service runs them one after the other so that a decode it no
-    longer wants stops after the stage running, not after the whole encoder.
+    Each encoder file is also cut into two stages (`encoder_model*.stage0.onnx`, `.stage1.onnx`): the
+    convolutions, positions and first half of the transformer layers, then the other half (with the
+    final layer norm), which takes the residual stream the first writes. Chained, they compute
+    exactly what the whole file computes; the service runs them one after the other so that a decode
+    it no longer wants stops after the stage running, not after the whole encoder.
  4. Verify: compare the encoder's outputs with CTranslate2's on the same features, and each encoder
     file's chained stages with the whole file (at most 1e-5 apart), then decode a
     known clip with faster-whisper on the original CTranslate2 weights and with the exported ONNX files
@@ -363,11 +363,14 @@ def stage_path(encoder: Path, k: int) -> Path:
 
 
 def encoder_stages(path: Path) -> list[Path]:
-    """Cuts an encoder file into consecutive stages that chain input_features → last_hidden_state.
+    """Cuts an encoder file into two stages that chain input_features → last_hidden_state: the
+    convolutions, positions and first half of the layers, then the other half.
 
-    The cuts are the tensors that carry the residual stream between the exporter's scopes: the
-    embedding (convolutions plus positions, the input of `/layers.0/`) and each layer's output (the
-    input of the next). Each must be the only tensor computed in one scope and read in the next.
+    The cut is the tensor that carries the residual stream into the middle layer: it must be the
+    only tensor computed in one of the exporter's `/layers.N/` scopes and read in the next. Two
+    stages, not one per layer: onnxruntime gives every session its own memory arena, each as large
+    as its largest run (the attention of a 30-s window), so each further stage costs its engine
+    thread about another 70 (tiny.en) to 90 MB (base) once it has run.
     """
     import onnx
     from onnx import helper
@@ -389,16 +392,15 @@ def encoder_stages(path: Path) -> list[Path]:
     layers = sorted(crossing)
     if not layers or layers != list(range(len(layers))) or any(len(c) != 1 for c in crossing.values()):
         raise SystemExit(f"{path.name}: cannot find one residual tensor entering each encoder layer: {crossing}")
-    cuts = [next(iter(crossing[i])) for i in layers]
-    ends = [graph.input[0].name, *cuts, graph.output[0].name]
+    cut = next(iter(crossing[len(layers) // 2]))
+    ends = [graph.input[0].name, cut, graph.output[0].name]
     # The extractor declares a stage's input and output from the graph's value infos, which shape
     # inference may not reach past the sliced positional table: the residual stream is float,
     # [batch, positions, d_model].
     known = {v.name for v in graph.value_info}
     d_model = graph.output[0].type.tensor_type.shape.dim[2]
-    for cut in cuts:
-        if cut not in known:
-            graph.value_info.append(helper.make_tensor_value_info(cut, onnx.TensorProto.FLOAT, ["batch_size", "encoder_positions", d_model.dim_value or d_model.dim_param]))
+    if cut not in known:
+        graph.value_info.append(helper.make_tensor_value_info(cut, onnx.TensorProto.FLOAT, ["batch_size", "encoder_positions", d_model.dim_value or d_model.dim_param]))
     extractor = Extractor(model)
     stages = []
     for k in range(len(ends) - 1):

@@ -37,7 +37,7 @@ export interface PullOptions {
   probeTimeoutMs?: number;
 }
 
-export type FileOutcome = "downloaded" | "present" | "installed";
+export type FileOutcome = "downloaded" | "present" | "installed" | "removed";
 
 export class PullError extends Error {}
 

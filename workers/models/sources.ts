@@ -11,7 +11,7 @@ import type { CatalogueEntry, CatalogueFile, EntrySource } from "../catalogue/ty
 import { PROJECT_ROOT, SCRIPTS_DIR, cacheDir, ensureRequirements, ensureVenv, fetchPackage, run, sha256OfFile, unpackPackage, type Log } from "./python.ts";
 import { convertResemblyzer } from "./convert/resemblyzer.ts";
 
-export type InstallOutcome = "installed" | "present";
+export type InstallOutcome = "installed" | "present" | "removed";
 
 /** Speech clip used to check a conversion when the shared audio folder is beside the project. */
 const VERIFY_CLIP = resolve(PROJECT_ROOT, "../shared/audio/jfk.wav");
@@ -130,8 +130,17 @@ export async function installFromSource(
   switch (source.kind) {
     case "ct2-whisper": {
       const dir = await converted(entry, source, log);
-      for (const name of readdirSync(dir).sort()) {
+      const names = readdirSync(dir).sort();
+      for (const name of names) {
         outcome[`${entry.dir}/${name}`] = placeFile(join(dir, name), join(modelsDir, entry.dir, name));
+      }
+      // An earlier conversion's graphs that this one does not write (e.g. encoder stages cut
+      // differently) would be loaded with the new ones: they go.
+      for (const name of readdirSync(join(modelsDir, entry.dir))) {
+        if (/\.onnx(_data)?$/.test(name) && !names.includes(name)) {
+          rmSync(join(modelsDir, entry.dir, name), { force: true });
+          outcome[`${entry.dir}/${name}`] = "removed";
+        }
       }
       break;
     }

@@ -1,10 +1,9 @@
 /**
  * Whisper's encoder as one ONNX session or as consecutive stages (`encoder_model*.stage0.onnx`,
- * `.stage1.onnx`, …, written by scripts/models/convert_ct2_whisper.py: the convolutions and
- * positions, then one transformer layer each). Chained, the stages compute what the whole file
+ * `.stage1.onnx`, …; scripts/models/convert_ct2_whisper.py writes two: the convolutions, positions
+ * and first half of the layers, then the rest). Chained, the stages compute what the whole file
  * computes; between two stages a decode that is no longer wanted stops (its `AbortSignal`), so a
- * superseded partial frees its engine thread after the stage running (tens of milliseconds), not
- * after the whole encoder.
+ * superseded partial frees its engine thread after the stage running, not after the whole encoder.
  */
 import { existsSync } from "node:fs";
 import * as ort from "onnxruntime-node";
@@ -36,11 +35,14 @@ export class WhisperEncoder {
       await Promise.all(sessions.map((s) => s.release()));
       throw e;
     }
-    const first = sessions[0]!;
-    const last = sessions[sessions.length - 1]!;
-    if (first.inputNames[0] !== "input_features" || !last.outputNames.includes("last_hidden_state")) {
+    // Each stage reads what the one before writes, and only the last writes the encoder's output
+    // (a stage file left by another cut would break the chain).
+    const chained = sessions.every((s, i) =>
+      s.inputNames[0] === (i === 0 ? "input_features" : sessions[i - 1]!.outputNames[0]) &&
+      (i === sessions.length - 1) === (s.outputNames[0] === "last_hidden_state"));
+    if (!chained) {
       await Promise.all(sessions.map((s) => s.release()));
-      throw new Error(`${encoderPath}: expected input_features → last_hidden_state`);
+      throw new Error(`${paths.join(", ")}: expected input_features → last_hidden_state, each file reading what the one before writes`);
     }
     return new WhisperEncoder(sessions, paths);
   }
