@@ -270,6 +270,31 @@ describe("endpointer on long and empty audio", () => {
     for (let i = 1; i < utterances.length; i++) expect(utterances[i]!.start).toBeGreaterThanOrEqual(utterances[i - 1]!.end);
   });
 
+  test("chunks are scored as urgent only while speech may be ending: most pauses and every final come from urgent calls", async () => {
+    const s = vad.createStream(RATE);
+    let urgent = false;
+    let calls = 0;
+    let urgentCalls = 0;
+    const watched = { ...s, processMany: (f: Float32Array, u?: boolean) => ((urgent = u === true), calls++, urgent && urgentCalls++, s.processMany(f)) };
+    const ep = createEndpointer(watched, { partialOnPause: true, partialIntervalMs: 500 });
+    const signal = (await load("silero_en.wav"));
+    let pauses = 0;
+    let urgentPauses = 0;
+    const finalsSeen: boolean[] = [];
+    for (let i = 0; i < signal.length; i += RATE / 10) {
+      for (const e of await ep.push(signal.subarray(i, i + RATE / 10))) {
+        if (e.type === "utterance_partial" && e.pause) (pauses++, urgent && urgentPauses++);
+        if (e.type === "utterance_final") finalsSeen.push(urgent);
+      }
+    }
+    s.close();
+    expect(finalsSeen.length).toBeGreaterThan(3);
+    expect(finalsSeen.every(Boolean)).toBe(true);
+    expect(urgentPauses / pauses).toBeGreaterThan(0.8);
+    // the rest (speech going on, silence between utterances) may wait to be batched
+    expect(urgentCalls / calls).toBeLessThan(0.3);
+  });
+
   test("bad options are rejected", () => {
     const s = vad.createStream(RATE);
     expect(() => createEndpointer(s, { endpointing: 0 })).toThrow(/endpointing/);

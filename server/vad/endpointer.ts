@@ -21,6 +21,15 @@ import type { VadStream } from "../../workers/vad/silero.ts";
 import { liveDefaults } from "../options/defaults.ts";
 import { SampleWindow } from "./sample-window.ts";
 
+/**
+ * While speaking, chunks are scored as urgent (a batching VAD holds them for no other stream) once
+ * a chunk scores below this: Silero's probability falls from near 1 as speech ends, and a 100-ms
+ * frame can hold both the start of a pause and the 64 ms that complete it. Measured on five clips
+ * (100-ms pieces): 45 of 55 pause partials and every final came from urgent calls, which were 17 %
+ * of all calls (at the start threshold, 0.5: 26 of 55, 13 %; urgent all through speech: 55 of 55, 80 %).
+ */
+const ENDING_PROB = 0.95;
+
 export interface EndpointerOptions {
   /** Seconds of continuous silence that end an utterance (default: the contract's `endpointing`). */
   endpointing?: number;
@@ -176,6 +185,8 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
   let utteranceHasSpeech = false;
   let lastPartial = 0;
   let pausePartialSent = false;
+  /** Speech probability of the last chunk scored. */
+  let lastProb = 0;
   let finished = false;
   let chain: Promise<unknown> = Promise.resolve();
 
@@ -208,6 +219,7 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
 
   /** Applies one scored chunk [from, to) with speech probability p. */
   function onChunk(p: number, from: number, to: number, events: EndpointerEvent[]): void {
+    lastProb = p;
     if (phase === "idle") {
       if (p < o.startThreshold) return;
       phase = "candidate";
@@ -276,7 +288,10 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
   async function scoreAvailable(events: EndpointerEvent[]): Promise<void> {
     const n = Math.floor((window.end - processed) / frame);
     if (n === 0) return;
-    const probs = await vad.processMany(window.slice(processed, processed + n * frame));
+    // Urgent while speech may be ending (silence has begun, or the last chunk's probability fell
+    // below ENDING_PROB): the pause partial and the final wait on these scores.
+    const ending = phase === "speech" && (silenceStart !== null || lastProb < ENDING_PROB);
+    const probs = await vad.processMany(window.slice(processed, processed + n * frame), ending);
     for (let k = 0; k < n; k++) {
       onChunk(probs[k]!, processed, processed + frame, events);
       processed += frame;
@@ -301,7 +316,7 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     if (rest > 0) {
       const last = new Float32Array(frame);
       last.set(window.slice(processed, total));
-      onChunk((await vad.processMany(last))[0]!, processed, total, events);
+      onChunk((await vad.processMany(last, true))[0]!, processed, total, events);
       processed = total;
     }
     finished = true;

@@ -57,6 +57,21 @@ describe("batched Silero VAD in a worker thread", () => {
     expect(batched.slotsHeld).toBe(before);
   });
 
+  test("a tick waits for the other active streams' chunks, but not when a chunk is urgent", async () => {
+    const vad = await BatchedVad.load(MODEL, { windowMs: 400 });
+    const [a, b] = [vad.createStream(), vad.createStream()];
+    const chunk = audio("jfk.wav").subarray(0, 512);
+    await Promise.all([a.processMany(chunk), b.processMany(chunk)]); // both active
+    const timed = async (p: Promise<unknown>) => ((t) => p.then(() => performance.now() - t))(performance.now());
+    const waited = await timed(a.processMany(chunk));
+    expect(waited).toBeGreaterThan(300); // held for b, which sent nothing
+    await b.processMany(chunk); // b active again
+    const urgent = await timed(a.processMany(chunk, true));
+    expect(urgent).toBeLessThan(200);
+    a.close();
+    b.close();
+  });
+
   test("rejects chunks of the wrong size and other rates", async () => {
     const s = batched.createStream();
     await expect(s.processMany(new Float32Array(100))).rejects.toThrow(/multiple of 512/);

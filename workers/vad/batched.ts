@@ -3,7 +3,8 @@
  * tick go to the worker thread together, scored with one inference per step for all streams at once
  * (`batch-worker.ts`). A tick starts at least `tickMs` after the previous one; while other active
  * streams have sent nothing yet, it waits for them up to `windowMs` after its first chunk (a lone
- * stream does not wait). One tick is in flight at a time, so under load the batches grow instead of
+ * stream does not wait, nor does an urgent chunk: one whose stream's speech may be ending, where an
+ * acknowledgment waits on the answer). One tick is in flight at a time, so under load the batches grow instead of
  * queueing inferences. The main thread never runs the model. Results equal those of `SileroVad`
  * (the batch rows are independent).
  *
@@ -30,6 +31,7 @@ const MAX_TICK_STREAMS = 1 << 20;
 
 interface Request {
   frames: Float32Array;
+  urgent: boolean;
   resolve: (p: Float32Array) => void;
   reject: (e: Error) => void;
 }
@@ -80,6 +82,8 @@ export class BatchedVad implements VadModel {
   private immediate = false;
   /** When the oldest chunk waiting for a tick arrived. */
   private firstPendingAt = 0;
+  /** Some chunk waiting for a tick is urgent: the tick waits for no other stream. */
+  private urgentPending = false;
   /** When each open stream last sent chunks. */
   private readonly lastSeen = new Map<number, number>();
   private tickId = 0;
@@ -134,13 +138,13 @@ export class BatchedVad implements VadModel {
     const slot = this.free.pop() ?? this.nextSlot++;
     this.resets.push(slot);
     let closed = false;
-    const processMany = (frames: Float32Array): Promise<Float32Array> => {
+    const processMany = (frames: Float32Array, urgent = false): Promise<Float32Array> => {
       if (closed) return Promise.reject(new Error("VAD stream closed"));
       if (frames.length === 0 || frames.length % FRAME !== 0) {
         return Promise.reject(new RangeError(`VAD chunks must be a multiple of ${FRAME} samples at 16000 Hz, got ${frames.length}`));
       }
       if (frames.length > MAX_TICK_CHUNKS * FRAME) return Promise.reject(new RangeError(`at most ${MAX_TICK_CHUNKS} VAD chunks per call, got ${frames.length / FRAME}`));
-      return new Promise((resolve, reject) => this.enqueue(slot, { frames, resolve, reject }));
+      return new Promise((resolve, reject) => this.enqueue(slot, { frames, urgent, resolve, reject }));
     };
     return {
       sampleRate: 16000,
@@ -177,6 +181,7 @@ export class BatchedVad implements VadModel {
     if (!list) this.pending.set(slot, (list = []));
     if (this.pending.size === 1 && list.length === 0) this.firstPendingAt = now;
     list.push(request);
+    this.urgentPending ||= request.urgent;
     this.lastSeen.set(slot, now);
     this.schedule(now);
   }
@@ -190,12 +195,13 @@ export class BatchedVad implements VadModel {
   /**
    * Plans the next tick: at least `tickMs` after the previous one; and while some active stream has
    * nothing waiting yet, up to `windowMs` after the first waiting chunk, so streams whose frames
-   * arrive a little apart share the inferences (a lone stream, or all streams waiting, go at once).
+   * arrive a little apart share the inferences (a lone stream, all streams waiting, or an urgent
+   * chunk go at once).
    */
   private schedule(now = performance.now()): void {
     if (this.inFlight || this.pending.size === 0) return;
     let due = this.lastSend + this.tickMs;
-    if (this.windowMs > 0 && !this.allActivePending(now)) due = Math.max(due, this.firstPendingAt + this.windowMs);
+    if (this.windowMs > 0 && !this.urgentPending && !this.allActivePending(now)) due = Math.max(due, this.firstPendingAt + this.windowMs);
     if (this.timer !== null) {
       if (Math.abs(due - this.timerDue) < 1) return;
       clearTimeout(this.timer);
@@ -217,6 +223,7 @@ export class BatchedVad implements VadModel {
     if (chunks <= MAX_TICK_CHUNKS) {
       const requests = this.pending;
       this.pending = new Map();
+      this.urgentPending = false;
       return { requests, chunks };
     }
     const requests = new Map<number, Request[]>();
@@ -229,6 +236,7 @@ export class BatchedVad implements VadModel {
       if (list.length > 0) break;
     }
     for (const [slot, list] of this.pending) if (list.length === 0) this.pending.delete(slot);
+    this.urgentPending = [...this.pending.values()].some((list) => list.some((r) => r.urgent));
     return { requests, chunks };
   }
 
@@ -311,6 +319,7 @@ export class BatchedVad implements VadModel {
     if (this.inFlight) this.worker.unref();
     this.inFlight = null;
     this.pending = new Map();
+    this.urgentPending = false;
     for (const t of ticks) if (t) for (const list of t.values()) for (const r of list) r.reject(error);
   }
 }
