@@ -152,6 +152,20 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
     expect(wordErrorRate(references.get("leopard_test.wav")!, r.text)).toBeLessThan(0.05);
   }, 60_000);
 
+  test("low latency: no temperature fallback for a low log-probability alone, but still for repetition", async () => {
+    const audio = readWavFile(path.join(sharedAudio, "spelling", "a.wav")).samples;
+    // A threshold above this clip's greedy log-probability (about -0.7) makes the default fall back.
+    const strict = { logProbThreshold: -0.3 };
+    const full = await tiny.transcribe({ audio, partial: false, beamSize: 1, decoding: strict } as WhisperTranscribeRequest);
+    expect(full.stats[0]!.temperature).toBeGreaterThan(0);
+    const quick = await tiny.transcribe({ audio, partial: false, beamSize: 1, lowLatency: true, decoding: strict } as WhisperTranscribeRequest);
+    expect(quick.stats[0]!.temperature).toBe(0);
+    expect(quick.stats[0]!.avgLogprob).toBeLessThan(strict.logProbThreshold);
+    // Every result "repetitive": low latency goes through every temperature too.
+    const looping = await tiny.transcribe({ audio, partial: false, beamSize: 1, lowLatency: true, decoding: { compressionRatioThreshold: 0.01 } } as WhisperTranscribeRequest);
+    expect(looping.stats[0]!.temperature).toBe(1);
+  }, 60_000);
+
   test("the converted encoders run in two stages: the whole file's output, and a decode aborted in the first stops before the second", async () => {
     const filters = loadWhisperMelFilters(path.join(modelsDir, "whisper-assets"), 80);
     const mel = whisperLogMel(clip("jfk.wav"), 80, { padToSamples: 15 * 16_000, filters });

@@ -69,7 +69,8 @@ export interface TranscribeRequest {
   cores?: number;
   /**
    * The session asked for latency before accuracy (the `low_latency` profile): an engine may take
-   * shortcuts that cost some accuracy (Whisper: shorter encoder windows for short utterances).
+   * shortcuts that cost some accuracy (Whisper: shorter encoder windows for short utterances, and
+   * temperature fallback for repetition only).
    */
   lowLatency?: boolean;
 }

@@ -329,7 +329,9 @@ export class WhisperEngine implements Engine {
       const random = mulberry32(decoding.seed + seek);
       // Temperature fallback as faster-whisper does it: stop at the first result that passes the
       // checks (or is silence); when none does, keep the likeliest of those that are not too
-      // repetitive (of all, if every one is).
+      // repetitive (of all, if every one is). A low-latency request falls back for repetition
+      // only: a low average log-probability alone (common on an utterance of a word or two) would
+      // cost it up to five more decodes.
       const tried: { result: SearchResult; ratio: number; temperature: number; overrun: boolean }[] = [];
       let chosen: (typeof tried)[number] | undefined;
       for (const t of temperatures) {
@@ -341,14 +343,15 @@ export class WhisperEngine implements Engine {
         const attempt = { result, ratio: compressionRatio(this.tokenizer.decode(result.tokens)), temperature: t, overrun };
         tried.push(attempt);
         const lowLogprob = result.avgLogprob < decoding.logProbThreshold;
-        let fallback = attempt.ratio > decoding.compressionRatioThreshold || overrun || lowLogprob;
+        let fallback = attempt.ratio > decoding.compressionRatioThreshold || overrun || (lowLogprob && req.lowLatency !== true);
         if (result.noSpeechProb > decoding.noSpeechThreshold && lowLogprob) fallback = false; // silence
         if (!fallback) {
           chosen = attempt;
           break;
         }
       }
-      const fallbackFailed = chosen === undefined;
+      // No temperature gave a result that passed the checks, or none was tried for a low log-probability.
+      const fallbackFailed = chosen === undefined || (req.lowLatency === true && chosen.result.avgLogprob < decoding.logProbThreshold);
       if (!chosen) {
         const pool = tried.filter((a) => a.ratio <= decoding.compressionRatioThreshold && !a.overrun);
         const best = (pool.length > 0 ? pool : tried).reduce((a, b) => (b.result.avgLogprob > a.result.avgLogprob ? b : a));
