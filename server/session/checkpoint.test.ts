@@ -98,6 +98,24 @@ describe("Checkpointer", () => {
     await store.close();
   });
 
+  test("before each write, the recording is asked to hold the stream up to the tail the write stores", async () => {
+    const store = new SqliteStore(":memory:");
+    const s = new FakeSession();
+    const asked: number[] = [];
+    const cp = new Checkpointer(store, "s1", silentLogger, s.capture, (tailStart) => asked.push(tailStart));
+    s.received = 4000;
+    s.tailStart = 1000;
+    cp.commit(() => {});
+    await cp.idle();
+    s.received = 9000;
+    s.tailStart = 6000;
+    cp.commit(() => {});
+    await cp.idle();
+    expect(asked).toEqual([1000, 6000]);
+    expect((await store.loadCheckpoint("s1"))!.audio[0]!.offset).toBe(6000);
+    await store.close();
+  });
+
   test("a checkpoint missing audio it needs is not restored", () => {
     const state = { version: 1, received: 100, tailStart: 0, finals: 0, savedAt: 0, confirmedUntil: 0 };
     expect(restoreCheckpoint({ state, audio: [{ offset: 10, bytes: new Uint8Array(90) }], finals: [] }, "s", () => 0)).toBeNull();

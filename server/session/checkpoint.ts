@@ -68,8 +68,11 @@ export class Checkpointer {
     private readonly log: Logger,
     /** Reads the session's state when a write is issued (the latest one covers every ack recorded before). */
     private readonly capture: () => CheckpointCapture,
-    /** Called before each write (flushes the recording spool up to `received`). */
-    private readonly beforeWrite: () => void = () => {},
+    /**
+     * Called before each write with the offset the stored tail starts at: the recording spool must
+     * hold the stream up to there (the tail holds what follows).
+     */
+    private readonly beforeWrite: (tailStart: number) => void = () => {},
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -113,8 +116,8 @@ export class Checkpointer {
   }
 
   private async write(): Promise<void> {
-    this.beforeWrite();
     const { state, bytesFrom, finalCount, finalsFrom: finalsAfter } = this.capture();
+    this.beforeWrite(state.tailStart);
     const reset = this.chunks === null;
     const chunks = [...(this.chunks ?? [])];
     const storedEnd = chunks.length > 0 ? chunks[chunks.length - 1]!.offset + chunks[chunks.length - 1]!.length : -1;

@@ -22,8 +22,12 @@ export interface SessionRecording {
   finish(): Promise<{ path: string; durationS: number }>;
   /** Flushes the spool and keeps it, for a process that restarts and resumes the session. */
   suspend(): Promise<void>;
-  /** Writes the bytes gathered in memory to the spool file (before a checkpoint is stored). */
-  flush(): void;
+  /**
+   * Before a checkpoint is stored: writes the bytes gathered in memory to the spool file unless it
+   * already holds the stream up to offset `upTo` (the checkpoint's tail starts there and holds the
+   * rest, so a restart loses nothing; without `upTo`, always).
+   */
+  flush(upTo?: number): void;
   /** Drops the recording and its spool. */
   abort(): Promise<void>;
   /** First write error, if one happened (the recording is then abandoned). */
@@ -174,7 +178,9 @@ export function createSessionRecording(format: AudioFormat, path: string, opts: 
       close();
       await rm(spoolPath, { force: true });
     },
-    flush,
+    flush(upTo) {
+      if (upTo === undefined || length - buffered < upTo) flush();
+    },
     get failure() {
       return failure;
     },

@@ -114,7 +114,7 @@ export class LiveSession {
       isOpen: () => this.phase !== "ended",
     });
     this.intake = new Intake(this.acks, this.recording, format, account.plan.maxSessionDurationS);
-    this.checkpoint = new Checkpointer(deps.store, record.id, this.log, () => this.captureCheckpoint(), () => this.recording?.flush(), () => deps.clock.now());
+    this.checkpoint = new Checkpointer(deps.store, record.id, this.log, () => this.captureCheckpoint(), (tailStart) => this.recording?.flush(tailStart), () => deps.clock.now());
     this.transcriber = new Transcriber(
       {
         id: record.id,
