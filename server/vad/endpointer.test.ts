@@ -270,7 +270,7 @@ describe("endpointer on long and empty audio", () => {
     for (let i = 1; i < utterances.length; i++) expect(utterances[i]!.start).toBeGreaterThanOrEqual(utterances[i - 1]!.end);
   });
 
-  test("chunks are scored as urgent only while speech may be ending: most pauses and every final come from urgent calls", async () => {
+  test("chunks are scored as urgent only while speech may be ending or may complete the endpointing silence: most pauses and every final come from urgent calls", async () => {
     const s = vad.createStream(RATE);
     let urgent = false;
     let calls = 0;
@@ -291,8 +291,10 @@ describe("endpointer on long and empty audio", () => {
     expect(finalsSeen.length).toBeGreaterThan(3);
     expect(finalsSeen.every(Boolean)).toBe(true);
     expect(urgentPauses / pauses).toBeGreaterThan(0.8);
-    // the rest (speech going on, silence between utterances) may wait to be batched
-    expect(urgentCalls / calls).toBeLessThan(0.3);
+    // The rest (speech going on, the silence after a pause partial until the chunk that may end the
+    // utterance, silence between utterances) may wait to be batched: 44 of 600 calls here, 112
+    // when every chunk of a pause was urgent.
+    expect(urgentCalls / calls).toBeLessThan(0.1);
   });
 
   test("bad options are rejected", () => {

@@ -27,6 +27,8 @@ import { SampleWindow } from "./sample-window.ts";
  * frame can hold both the start of a pause and the 64 ms that complete it. Measured on five clips
  * (100-ms pieces): 45 of 55 pause partials and every final came from urgent calls, which were 17 %
  * of all calls (at the start threshold, 0.5: 26 of 55, 13 %; urgent all through speech: 55 of 55, 80 %).
+ * Once the pause partial is out, only the chunks that may complete the endpointing silence are
+ * urgent (see `urgent`).
  */
 const ENDING_PROB = 0.95;
 
@@ -284,14 +286,26 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     window.dropBefore(Math.min(keep, processed));
   }
 
+  /**
+   * Whether chunks scored up to `end` are urgent: something waits on their scores. While speaking,
+   * that is the pause partial (speech may be ending: the last chunk scored below ENDING_PROB, or
+   * silence has begun and its pause partial is still to come) and the final (these chunks may
+   * complete the endpointing silence). The silence between a pause partial and the chunk that could
+   * end the utterance is not urgent: nothing is emitted before that chunk, so it may wait to be
+   * batched with other streams' chunks.
+   */
+  function urgent(end: number): boolean {
+    if (phase !== "speech") return false;
+    if (silenceStart === null) return lastProb < ENDING_PROB;
+    const pauseToCome = o.partialOnPause && partialSamples > 0 && utteranceHasSpeech && !pausePartialSent;
+    return pauseToCome || end - silenceStart >= endpointingSamples;
+  }
+
   /** Scores every whole chunk held in one VAD call, then applies the chunks in order. */
   async function scoreAvailable(events: EndpointerEvent[]): Promise<void> {
     const n = Math.floor((window.end - processed) / frame);
     if (n === 0) return;
-    // Urgent while speech may be ending (silence has begun, or the last chunk's probability fell
-    // below ENDING_PROB): the pause partial and the final wait on these scores.
-    const ending = phase === "speech" && (silenceStart !== null || lastProb < ENDING_PROB);
-    const probs = await vad.processMany(window.slice(processed, processed + n * frame), ending);
+    const probs = await vad.processMany(window.slice(processed, processed + n * frame), urgent(processed + n * frame));
     for (let k = 0; k < n; k++) {
       onChunk(probs[k]!, processed, processed + frame, events);
       processed += frame;
