@@ -3,10 +3,10 @@
  * tick go to the worker thread together, scored with one inference per step for all streams at once
  * (`batch-worker.ts`). A tick starts at least `tickMs` after the previous one; while other active
  * streams have sent nothing yet, it waits for them up to `windowMs` after its first chunk (a lone
- * stream does not wait, nor does an urgent chunk: one whose stream's speech may be ending, where an
- * acknowledgment waits on the answer). One tick is in flight at a time, so under load the batches
- * grow instead of queueing inferences. The main thread never runs the model. Results equal those of `SileroVad`
- * (the batch rows are independent).
+ * stream does not wait, nor does an urgent chunk: one whose score a pause partial or a final may
+ * wait on, and with it an acknowledgment). One tick is in flight at a time, so under load the
+ * batches grow instead of queueing inferences. The main thread never runs the model. Results equal
+ * those of `SileroVad` (the batch rows are independent).
  *
  * 16 kHz only (the front end's rate); `SileroVad` also scores 8 kHz.
  */

@@ -29,8 +29,9 @@ export interface VadStream {
   process(frame: Float32Array): Promise<number>;
   /**
    * Speech probabilities of the next `frames.length / frameSamples` chunks, laid end to end (one
-   * call for all the chunks a piece of audio holds). `urgent`: someone waits on the answer (speech
-   * may be ending), so a model that batches streams does not hold these chunks back for others.
+   * call for all the chunks a piece of audio holds). `urgent`: someone waits on the answer (a pause
+   * partial or a final may come of these chunks), so a model that batches streams does not hold
+   * them back for others.
    */
   processMany(frames: Float32Array, urgent?: boolean): Promise<Float32Array>;
   /** Forgets the state and context, as at the start of a stream (before chunks not yet scored). */
