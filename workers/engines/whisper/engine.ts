@@ -10,7 +10,7 @@ import { WHISPER_CHUNK_SAMPLES, WHISPER_SAMPLE_RATE, loadWhisperMelFilters, whis
 import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
 import type { Engine, EngineInfo, LanguageProbability, TranscribeRequest, TranscribeResult, WordTiming } from "../types.ts";
 import { loadWhisperConfig, type QuantizedChoice, type WhisperModelConfig } from "./config.ts";
-import { type DecoderCallTrace, WhisperDecoder } from "./decoder.ts";
+import { type DecoderCallTrace, type DecoderStep, WhisperDecoder } from "./decoder.ts";
 import { WhisperEncoder } from "./encoder.ts";
 import { LogitFilters, decodeWindow, logSoftmax, type PhraseBias, type SearchResult } from "./search.ts";
 import { compressionRatio, tokensToSegments, type TimedSegment } from "./segments.ts";
@@ -327,6 +327,9 @@ export class WhisperEngine implements Engine {
       const sampleLen = Math.min(224, Math.floor(this.cfg.maxTargetPositions / 2));
       const budget = Math.min(sampleLen, Math.ceil(windowSeconds * decoding.maxTokensPerSecond) + TOKEN_SLACK);
       const random = mulberry32(decoding.seed + seek);
+      // Every attempt of this window starts with the same first call (prompt and encoder output).
+      let first: Promise<DecoderStep> | undefined;
+      const firstCall = () => (first ??= this.decoder.run(prompt, hidden, null));
       // Temperature fallback as faster-whisper does it: stop at the first result that passes the
       // checks (or is silence); when none does, keep the likeliest of those that are not too
       // repetitive (of all, if every one is). A low-latency request falls back for repetition
@@ -336,7 +339,7 @@ export class WhisperEngine implements Engine {
       let chosen: (typeof tried)[number] | undefined;
       for (const t of temperatures) {
         const result = await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
-          prompt, sotIndex: context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, temperature: t, random, signal,
+          prompt, sotIndex: context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, temperature: t, random, signal, firstCall,
         });
         // Stopped by the per-second budget (not by Whisper's own limit): a runaway decode.
         const overrun = budget < sampleLen && result.tokens.length >= budget;

@@ -4,7 +4,7 @@
  */
 import type * as ort from "onnxruntime-node";
 import type { WhisperTokenizer } from "../../tokenizer/whisper.ts";
-import type { DecoderCache, WhisperDecoder } from "./decoder.ts";
+import type { DecoderCache, DecoderStep, WhisperDecoder } from "./decoder.ts";
 import { stopIfAborted } from "../../util/abort.ts";
 
 export interface FilterConfig {
@@ -181,6 +181,12 @@ export interface SearchOptions {
   random: () => number;
   /** Stops the search between decoder calls (rejects with the signal's reason). */
   signal?: AbortSignal;
+  /**
+   * The decoder's first call on `prompt` (no cache), when the caller shares it between searches of
+   * one window: its output depends on the prompt and the encoder output only, so the attempts of a
+   * temperature fallback need it once. Absent: each search makes its own.
+   */
+  firstCall?: () => Promise<DecoderStep>;
 }
 
 export interface SearchResult {
@@ -205,7 +211,7 @@ export async function decodeWindow(
   opts: SearchOptions,
 ): Promise<SearchResult> {
   const V = decoder.vocabSize;
-  const first = await decoder.run(opts.prompt, encoderHidden, null);
+  const first = await (opts.firstCall ? opts.firstCall() : decoder.run(opts.prompt, encoderHidden, null));
   const sotAt = opts.sotIndex - first.firstPosition;
   if (sotAt < 0) throw new Error(`the decoder gave no logits for <|startoftranscript|> (position ${opts.sotIndex})`);
   const sotRow = first.logits.subarray(sotAt * V, (sotAt + 1) * V);

@@ -144,10 +144,14 @@ describe("Whisper engine on a scripted fixture", () => {
   test("compression-ratio guard rejects a repetitive transcript after the temperature fallback", async () => {
     const the = one(" the");
     const plan = [ts(0), ...Array.from({ length: 60 }, () => the), ts(5)];
-    const { engine } = await engineFor(forced(plan), { decoding: { beamSize: 1, temperatures: [0, 0.5, 1] } });
+    const { engine, calls } = await engineFor(forced(plan), { decoding: { beamSize: 1, temperatures: [0, 0.5, 1] } });
     const r = await engine.transcribe({ audio: jfk, partial: false, languages: ["en"] });
     expect(r.stats[0].compressionRatio).toBeGreaterThan(2.4);
     expect(r.stats[0].temperature).toBe(1); // every temperature was tried
+    // The attempts share the window's first call (the prompt, no cache): one for the three, and
+    // each attempt's first step continues from its 3 cached positions.
+    expect(calls.filter((c) => !c.useCacheBranch)).toEqual([{ inputIds: [tk.sot, lang("en"), tk.transcribe], pastLength: 0, useCacheBranch: false }]);
+    expect(calls.filter((c) => c.useCacheBranch && c.pastLength === 3).length).toBe(3);
     expect(r.noSpeech).toBe(true);
     expect(r.text).toBe("");
     await engine.dispose();
