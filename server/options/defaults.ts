@@ -61,6 +61,7 @@ const profileSettings = (p: StreamingProfile): LatencyProfileSettings => ({
   final_beam_size: p.finalBeamSize,
   final_reuses_partial: p.reuseCoveringDecode,
   short_encoder_windows: p.lowLatencyDecodes,
+  short_partial_windows: p.shortPartialWindows,
 });
 
 /** The contract's defaults, and what each latency profile sets (the streaming policy's own table). */

@@ -72,6 +72,8 @@ export interface StreamingProfile {
   maxRestS: number;
   /** Every decode asks the engine for latency before accuracy (`TranscribeRequest.lowLatency`). */
   lowLatencyDecodes: boolean;
+  /** Partials may be encoded in shorter windows where the model allows it (`TranscribeRequest.shortPartialWindows`). */
+  shortPartialWindows: boolean;
 }
 
 /**
@@ -80,9 +82,9 @@ export interface StreamingProfile {
  * uncommitted tail with a beam search at the end.
  */
 export const STREAMING_PROFILES: Record<LatencyProfile, StreamingProfile> = {
-  low_latency: { partialHoldMs: 160, partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: true },
-  balanced: { partialHoldMs: 160, partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: false },
-  accurate: { partialHoldMs: 160, partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: false },
+  low_latency: { partialHoldMs: 160, partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: true, shortPartialWindows: true },
+  balanced: { partialHoldMs: 160, partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: false, shortPartialWindows: true },
+  accurate: { partialHoldMs: 160, partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: false, shortPartialWindows: false },
 };
 
 export function streamingProfile(name: string | undefined): StreamingProfile {

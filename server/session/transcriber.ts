@@ -451,6 +451,7 @@ export class Transcriber {
         ...(previous !== "" ? { previousText: previous } : {}),
         ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
         ...(this.streaming.lowLatencyDecodes ? { lowLatency: true } : {}),
+        ...(partial && this.streaming.shortPartialWindows ? { shortPartialWindows: true } : {}),
       },
     };
     return this.host.coordinator.transcribe(job, extra.signal);

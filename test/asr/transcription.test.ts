@@ -80,18 +80,21 @@ describe.skipIf(!ready)("real Whisper weights through the WebSocket (official SD
     }
   }, 120_000);
 
-  test("the low_latency profile asks the engine for low latency (shorter encoder windows): jfk.wav's WER stays ≤ 10 %", async () => {
-    const jobs: { lowLatency?: boolean; partial: boolean }[] = [];
+  test("the low_latency profile asks the engine for low latency (shorter encoder windows), balanced for short partial windows: jfk.wav's WER stays ≤ 10 %", async () => {
+    const jobs: { lowLatency?: boolean; shortPartialWindows?: boolean; partial: boolean }[] = [];
     const watched = sharedCoordinator();
     const seen: InferenceCoordinator = { ...watched, transcribe: (job, signal) => (jobs.push(job.request), watched.transcribe(job, signal)) };
     const own = await startTestService({ modelsDir: vadModelsDir, coordinator: seen });
     try {
-      for (const profile of ["low_latency", "balanced"]) {
+      for (const profile of ["low_latency", "balanced", "accurate"]) {
         jobs.length = 0;
-        const r = await streamClip({ apiUrl: own.running.url, key: own.key, model: "trantoria-1", wavPath: path.join(sharedAudio, "jfk.wav"), languages: ["en"], init: { profile } });
+        const r = await streamClip({ apiUrl: own.running.url, key: own.key, model: "trantoria-1", wavPath: path.join(sharedAudio, "jfk.wav"), languages: ["en"], init: { profile, messages_config: { receive_partial_transcripts: true, receive_final_transcripts: true } } });
         expect(report(`jfk trantoria-1 ${profile}`, references.get("jfk.wav")!, r.text)).toBeLessThanOrEqual(0.1);
         expect(jobs.length).toBeGreaterThan(0);
         expect(jobs.map((j) => j.lowLatency === true)).toEqual(jobs.map(() => profile === "low_latency"));
+        // Partials (never finals) may take short windows, except in the accurate profile.
+        expect(jobs.some((j) => j.partial)).toBe(true);
+        expect(jobs.map((j) => j.shortPartialWindows === true)).toEqual(jobs.map((j) => j.partial && profile !== "accurate"));
       }
     } finally {
       await own.stop();

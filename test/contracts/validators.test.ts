@@ -88,6 +88,7 @@ describe("init body (LiveSessionInit)", () => {
     expect(p.balanced.partial_interval_ms).toBeLessThan(p.accurate.partial_interval_ms);
     expect(p.accurate.final_beam_size).toBeGreaterThan(p.low_latency.final_beam_size);
     expect([p.low_latency.short_encoder_windows, p.balanced.short_encoder_windows, p.accurate.short_encoder_windows]).toEqual([true, false, false]);
+    expect([p.low_latency.short_partial_windows, p.balanced.short_partial_windows, p.accurate.short_partial_windows]).toEqual([true, true, false]);
     const { final_beam_size: _, ...partial } = p.balanced;
     expect(validateLiveDefaults({ ...serviceDefaults, profiles: { ...p, balanced: partial } })).toBe(false);
   });

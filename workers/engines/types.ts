@@ -73,6 +73,11 @@ export interface TranscribeRequest {
    * temperature fallback for repetition only).
    */
   lowLatency?: boolean;
+  /**
+   * The session's profile lets a partial be encoded in a shorter window where the model allows it
+   * (Whisper: `shortPartialWindows` in the model's decoding options). Finals are not affected.
+   */
+  shortPartialWindows?: boolean;
 }
 
 export interface WordTiming {

@@ -56,6 +56,13 @@ export interface WhisperDecodingOptions {
    * Whisper was trained.
    */
   shortestWindowS: number;
+  /**
+   * A partial whose request allows it (`TranscribeRequest.shortPartialWindows`) is encoded in the
+   * short window of a low-latency request (`encoderWindowSamples`) where the encoder takes a
+   * variable number of frames. Set per model in the catalogue where `bench/wer --partials
+   * --realtime` shows no word lost that way (bench/README.md, "Partials in short windows").
+   */
+  shortPartialWindows: boolean;
 }
 
 /** Tokens a window may yield beyond `maxTokensPerSecond` × its duration (the sot sequence's neighbours, a short word). */
@@ -75,6 +82,7 @@ export const DEFAULT_DECODING: WhisperDecodingOptions = {
   silencePeak: 1e-3,
   maxTokensPerSecond: 20,
   shortestWindowS: 15,
+  shortPartialWindows: false,
 };
 
 /**
@@ -287,6 +295,7 @@ export class WhisperEngine implements Engine {
     const temperatures = req.partial ? [0] : decoding.temperatures.length > 0 ? decoding.temperatures : [0];
     const asked = req.beamSize !== undefined && Number.isInteger(req.beamSize) && req.beamSize >= 1 ? Math.min(req.beamSize, 16) : undefined;
     const beamSize = req.partial ? 1 : (asked ?? decoding.beamSize);
+    const shortWindow = req.lowLatency === true || (req.partial && req.shortPartialWindows === true && decoding.shortPartialWindows);
     let context: number[] = [];
 
     const segments: TimedSegment[] = [];
@@ -303,7 +312,7 @@ export class WhisperEngine implements Engine {
       const offset = seek / WHISPER_SAMPLE_RATE;
       const windowSeconds = window.length / WHISPER_SAMPLE_RATE;
       await stopIfAborted(signal);
-      const hidden = await this.encode(window, decoding, req.cores ?? 1, req.lowLatency === true, signal);
+      const hidden = await this.encode(window, decoding, req.cores ?? 1, shortWindow, signal);
       await stopIfAborted(signal);
       if (language === undefined) {
         const chosen = await this.chooseLanguage(hidden, req.languages);
