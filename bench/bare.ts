@@ -1,10 +1,11 @@
 /**
  * The bare models on the benchmark's audio, alone with onnxruntime-node: Silero on every 32 ms chunk
  * (batch 1, preallocated tensors) and the recognizer's own `InferenceSession.run` calls for each
- * segment (captured from one engine call, then replayed and timed). Prints one JSON line:
+ * segment, prompted with `prompts[i]` (the text before it) as the service prompts it (captured from
+ * one engine call, then replayed and timed). Prints one JSON line:
  * `{ vad_cpu_s, asr_cpu_s, audio_s, runs }` per pass over the audio.
  *
- * Usage: bun bench/bare.ts '<json: { modelsDir, clips, segments: [[startS, endS]...], passes }>'
+ * Usage: bun bench/bare.ts '<json: { modelsDir, clips, segments: [[startS, endS]...], prompts?, passes }>'
  */
 import path from "node:path";
 import * as ort from "onnxruntime-node";
@@ -13,7 +14,7 @@ import { loadEngine } from "../workers/engines/registry.ts";
 import type { EngineFamily } from "../workers/engines/types.ts";
 import { benchSamples, RATE } from "./lib/audio.ts";
 
-const args = JSON.parse(process.argv[2]!) as { modelsDir: string; clips: string[]; segments: [number, number][]; passes: number; model: string };
+const args = JSON.parse(process.argv[2]!) as { modelsDir: string; clips: string[]; segments: [number, number][]; prompts?: string[]; passes: number; model: string };
 const audio = benchSamples(args.clips);
 
 type RunFn = ort.InferenceSession["run"];
@@ -67,9 +68,11 @@ if (!serving) throw new Error(`no installed engine serves ${args.model} in ${arg
 const { entry } = serving;
 const engine = await loadEngine(entry.family as EngineFamily, path.join(args.modelsDir, entry.dir), { name: entry.id, threads: 1, options: entry.options });
 const segments = args.segments.map(([s, e]) => audio.slice(Math.max(0, Math.round(s * RATE)), Math.min(audio.length, Math.round(e * RATE))));
-for (const seg of segments) await engine.transcribe({ audio: seg, partial: false }); // warm-up
+// Each segment prompted as the service prompts it (the text of the finals before it).
+const request = (i: number) => ({ audio: segments[i]!, partial: false, ...(args.prompts?.[i] ? { previousText: args.prompts[i] } : {}) });
+for (let i = 0; i < segments.length; i++) await engine.transcribe(request(i)); // warm-up
 capture = [];
-for (const seg of segments) await engine.transcribe({ audio: seg, partial: false });
+for (let i = 0; i < segments.length; i++) await engine.transcribe(request(i));
 const calls = capture;
 capture = null;
 t = process.cpuUsage();

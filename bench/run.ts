@@ -222,15 +222,22 @@ const pid = svc.proc.pid;
 const rssStart = serviceRss(svc);
 
 // ── warm-up (models loaded), then the idle footprint ────────────────────────
-const warm = await runStreams(target, 1, audioFrames, false);
+// Two sessions sent at once load the models on every engine thread (the idle footprint counts
+// them); then one at real time, as the measured steps stream, gives the utterances the bare models
+// decode: a session sent at once decodes them with fewer earlier finals in the prompt (they are
+// still being recognized), which changes what some decode to (an empty result gives no final).
+await runStreams(target, 2, audioFrames, false);
+const warm = await runStreams(target, 1, audioFrames, true);
 const segments = warm[0]!.finals.map((f) => [f.start, f.end] as [number, number]);
+/** Each final's prompt in the service: the text of the finals before it. */
+const prompts = warm[0]!.finals.map((_, i) => warm[0]!.finals.slice(0, i).map((f) => f.text).join(" "));
 await Bun.sleep(1000);
 Bun.gc?.(true);
 const rssIdle = serviceRss(svc);
 say(`warm-up: ${segments.length} finals; RSS at start ${rssStart.toFixed(0)} MB, idle after warm-up ${rssIdle.toFixed(0)} MB`);
 
 // ── bare models on the same audio (a separate process, nothing else running) ─
-const bareProc = Bun.spawn([process.execPath, path.join(import.meta.dir, "bare.ts"), JSON.stringify({ modelsDir: MODELS_DIR, clips: CLIPS, segments, passes: quick ? 2 : 5, model: MODEL })], { stdout: "pipe", stderr: "inherit" });
+const bareProc = Bun.spawn([process.execPath, path.join(import.meta.dir, "bare.ts"), JSON.stringify({ modelsDir: MODELS_DIR, clips: CLIPS, segments, prompts, passes: quick ? 2 : 5, model: MODEL })], { stdout: "pipe", stderr: "inherit" });
 const bareOut = (await new Response(bareProc.stdout).text()).trim().split("\n").pop()!;
 await bareProc.exited;
 const bare = JSON.parse(bareOut) as { vad_cpu_s: number; asr_cpu_s: number; audio_s: number; runs: number; engine: string };
