@@ -237,10 +237,15 @@ const rssIdle = serviceRss(svc);
 say(`warm-up: ${segments.length} finals; RSS at start ${rssStart.toFixed(0)} MB, idle after warm-up ${rssIdle.toFixed(0)} MB`);
 
 // ── bare models on the same audio (a separate process, nothing else running) ─
-const bareProc = Bun.spawn([process.execPath, path.join(import.meta.dir, "bare.ts"), JSON.stringify({ modelsDir: MODELS_DIR, clips: CLIPS, segments, prompts, passes: quick ? 2 : 5, model: MODEL })], { stdout: "pipe", stderr: "inherit" });
-const bareOut = (await new Response(bareProc.stdout).text()).trim().split("\n").pop()!;
-await bareProc.exited;
-const bare = JSON.parse(bareOut) as { vad_cpu_s: number; asr_cpu_s: number; audio_s: number; runs: number; engine: string };
+interface Bare { vad_cpu_s: number; asr_cpu_s: number; audio_s: number; runs: number; engine: string }
+/** The bare models (`bench/bare.ts`, its own process) on `clips`, decoding `segments` prompted with `prompts`. */
+async function runBare(clips: string[], segs: [number, number][], texts: string[]): Promise<Bare> {
+  const proc = Bun.spawn([process.execPath, path.join(import.meta.dir, "bare.ts"), JSON.stringify({ modelsDir: MODELS_DIR, clips, segments: segs, prompts: texts, passes: quick ? 2 : 5, model: MODEL })], { stdout: "pipe", stderr: "inherit" });
+  const out = (await new Response(proc.stdout).text()).trim().split("\n").pop()!;
+  await proc.exited;
+  return JSON.parse(out) as Bare;
+}
+const bare = await runBare(CLIPS, segments, prompts);
 const barePerAudioS = (bare.vad_cpu_s + bare.asr_cpu_s) / bare.audio_s;
 say(`bare models: vad ${bare.vad_cpu_s.toFixed(3)} + ${bare.engine} ${bare.asr_cpu_s.toFixed(3)} cpu-s per ${bare.audio_s.toFixed(1)} audio-s`);
 
@@ -307,6 +312,32 @@ const lowLatency = {
   same_text_as_default: low.value.reduce((n, r) => n + r.finals.filter((f, i) => f.text === warm[0]!.finals[i]?.text).length, 0),
 };
 say(`low_latency profile, ${CPU_STREAMS} real-time streams: ack p50 / p95 beyond ${lowLatency.ack_p50_beyond_ms} / ${lowLatency.ack_p95_beyond_ms} ms, final p95 ${lowLatency.final_p95_ms} ms, ${lowLatency.finals}/${lowLatency.expected_finals} finals (${lowLatency.same_text_as_default} with the default profile's text), ${lowLatency.cpu_per_audio_s} cpu-s/audio-s`);
+
+// ── continuous speech: long utterances, decoded as partials while they grow ──
+/**
+ * The spelling clips are too short for a partial; these are utterances of several seconds, so the
+ * real-time step's decodes are mostly partials (the streaming policy). The bare models decode the
+ * finals of its first stream once each (what a recognizer without partials would do), so
+ * `cpu_ratio_vs_bare` is the price of live partials on top of the service's own.
+ */
+const SPEECH_CLIPS = quick ? ["jfk"] : ["jfk", "leopard_test", "leopard_diarization_test"];
+const speechPcm = toPcm16(benchSamples(SPEECH_CLIPS));
+const speechS = speechPcm.length / 2 / RATE;
+const cont = await cpuDuring(pid, () => runStreams(target, CPU_STREAMS, frames(speechPcm), true, 37, DRAIN_MS));
+const contFinals = cont.value[0]!.finals;
+const contBare = await runBare(SPEECH_CLIPS, contFinals.map((f) => [f.start, f.end]), contFinals.map((_, i) => contFinals.slice(0, i).map((f) => f.text).join(" ")));
+const contPerAudioS = cont.cpu / (CPU_STREAMS * speechS);
+const continuous = {
+  streams: CPU_STREAMS,
+  audio_s: round(speechS, 2),
+  cpu_per_audio_s: round(contPerAudioS, 5),
+  cpu_split_per_audio_s: perAudio(cont.split, CPU_STREAMS * speechS),
+  bare_cpu_per_audio_s: round((contBare.vad_cpu_s + contBare.asr_cpu_s) / contBare.audio_s, 5),
+  cpu_ratio_vs_bare: round(contPerAudioS / ((contBare.vad_cpu_s + contBare.asr_cpu_s) / contBare.audio_s)),
+  ...latencies(cont.value),
+  expected_finals: CPU_STREAMS * contFinals.length,
+};
+say(`continuous speech (${SPEECH_CLIPS.join(", ")}), ${CPU_STREAMS} real-time streams: ${continuous.cpu_per_audio_s} cpu-s/audio-s (${continuous.cpu_ratio_vs_bare}× the bare models' ${continuous.bare_cpu_per_audio_s}), ack p50 / p95 beyond ${continuous.ack_p50_beyond_ms} / ${continuous.ack_p95_beyond_ms} ms, final p50 / p95 ${continuous.final_p50_ms} / ${continuous.final_p95_ms} ms, ${continuous.finals} finals`);
 
 let sustained = 0;
 for (const s of steps) {
@@ -408,6 +439,7 @@ const summary = {
   ack_p95_beyond_utterance_ms: round(percentile(rtAck, 95) * 1000, 0),
   ack_p95_beyond_utterance_ms_low_latency: lowLatency.ack_p95_beyond_ms,
   low_latency: lowLatency,
+  continuous,
   ack_p95_after_final_ms: round(percentile(rtAckAfterFinal, 95) * 1000, 0),
   ack_p50_after_final_ms: round(percentile(rtAckAfterFinal, 50) * 1000, 0),
   final_p95_beyond_utterance_ms: steps.find((s) => s.streams === CPU_STREAMS)?.final_p95_ms ?? null,
