@@ -164,17 +164,21 @@ const perAudio = (split: CpuSplit, audio: number): CpuSplit => ({
   runtime: round(split.runtime / audio, 6)!,
 });
 
-const all = (rs: StreamResult[], k: "finalLatencyS" | "ackBeyondS" | "ackAfterFinalS") => rs.flatMap((r) => r[k]);
+const all = (rs: StreamResult[], k: "finalLatencyS" | "ackBeyondS" | "ackAfterFinalS" | "ackLagS") => rs.flatMap((r) => r[k]);
 
 /** Final and ack latencies of concurrent real-time streams, their finals against those expected, and whether every session ended normally. */
 function latencies(rs: StreamResult[]) {
   const finals = all(rs, "finalLatencyS");
   const acks = all(rs, "ackBeyondS");
+  const lags = all(rs, "ackLagS");
   return {
     final_p50_ms: round(percentile(finals, 50) * 1000, 0),
     final_p95_ms: round(percentile(finals, 95) * 1000, 0),
     ack_p50_beyond_ms: round(percentile(acks, 50) * 1000, 0),
     ack_p95_beyond_ms: round(percentile(acks, 95) * 1000, 0),
+    ack_lag_p50_ms: round(percentile(lags, 50) * 1000, 0),
+    ack_lag_p95_ms: round(percentile(lags, 95) * 1000, 0),
+    ack_lag_max_ms: round(percentile(lags, 100) * 1000, 0),
     finals: finals.length,
     expected_finals: rs.length * segments.length,
     complete: rs.every((x) => x.closeCode === 1000),
@@ -261,7 +265,7 @@ say(`bare socket, ${CPU_STREAMS} real-time streams: ${echoRun.cpu.toFixed(4)} cp
 await stopProc(echo.proc);
 
 // ── real-time ramp: latency per stream count; CPU at CPU_STREAMS ────────────
-interface Step { streams: number; cpu_per_audio_s: number; cpu_split_per_audio_s: CpuSplit; busiest_thread_share: number; final_p50_ms: number | null; final_p95_ms: number | null; ack_p50_beyond_ms: number | null; ack_p95_beyond_ms: number | null; finals: number; expected_finals: number; complete: boolean; load: number }
+interface Step { streams: number; cpu_per_audio_s: number; cpu_split_per_audio_s: CpuSplit; busiest_thread_share: number; final_p50_ms: number | null; final_p95_ms: number | null; ack_p50_beyond_ms: number | null; ack_p95_beyond_ms: number | null; ack_lag_p50_ms: number | null; ack_lag_p95_ms: number | null; ack_lag_max_ms: number | null; finals: number; expected_finals: number; complete: boolean; load: number }
 const steps: Step[] = [];
 let rtPerAudioS = NaN;
 let rtSplit: CpuSplit = { main: NaN, vad: NaN, engine: NaN, runtime: NaN };
@@ -337,7 +341,7 @@ const continuous = {
   ...latencies(cont.value),
   expected_finals: CPU_STREAMS * contFinals.length,
 };
-say(`continuous speech (${SPEECH_CLIPS.join(", ")}), ${CPU_STREAMS} real-time streams: ${continuous.cpu_per_audio_s} cpu-s/audio-s (${continuous.cpu_ratio_vs_bare}× the bare models' ${continuous.bare_cpu_per_audio_s}), ack p50 / p95 beyond ${continuous.ack_p50_beyond_ms} / ${continuous.ack_p95_beyond_ms} ms, final p50 / p95 ${continuous.final_p50_ms} / ${continuous.final_p95_ms} ms, ${continuous.finals} finals`);
+say(`continuous speech (${SPEECH_CLIPS.join(", ")}), ${CPU_STREAMS} real-time streams: ${continuous.cpu_per_audio_s} cpu-s/audio-s (${continuous.cpu_ratio_vs_bare}× the bare models' ${continuous.bare_cpu_per_audio_s}), ack p50 / p95 beyond ${continuous.ack_p50_beyond_ms} / ${continuous.ack_p95_beyond_ms} ms, a frame acknowledged after p50 / p95 / max ${continuous.ack_lag_p50_ms} / ${continuous.ack_lag_p95_ms} / ${continuous.ack_lag_max_ms} ms, final p50 / p95 ${continuous.final_p50_ms} / ${continuous.final_p95_ms} ms, ${continuous.finals} finals`);
 
 let sustained = 0;
 for (const s of steps) {
@@ -401,6 +405,7 @@ async function distributedStep(embedded: Step | undefined) {
       final_p95_ms: p95,
       final_p95_ratio_vs_embedded: embedded?.final_p95_ms && p95 !== null ? round(p95 / embedded.final_p95_ms) : null,
       ack_p95_beyond_ms: round(percentile(all(r, "ackBeyondS"), 95) * 1000, 0),
+      ack_lag_p95_ms: round(percentile(all(r, "ackLagS"), 95) * 1000, 0),
       finals: finals.length,
       expected_finals: CPU_STREAMS * segments.length,
       complete: r.every((x) => x.closeCode === 1000),
@@ -440,6 +445,8 @@ const summary = {
   ack_p95_beyond_utterance_ms_low_latency: lowLatency.ack_p95_beyond_ms,
   low_latency: lowLatency,
   continuous,
+  ack_lag_p95_ms: steps.find((s) => s.streams === CPU_STREAMS)?.ack_lag_p95_ms ?? null,
+  ack_lag_p95_ms_continuous: continuous.ack_lag_p95_ms,
   ack_p95_after_final_ms: round(percentile(rtAckAfterFinal, 95) * 1000, 0),
   ack_p50_after_final_ms: round(percentile(rtAckAfterFinal, 50) * 1000, 0),
   final_p95_beyond_utterance_ms: steps.find((s) => s.streams === CPU_STREAMS)?.final_p95_ms ?? null,

@@ -9,6 +9,11 @@ export interface StreamResult {
   ackBeyondS: number[];
   /** Seconds from the arrival of each final to the first ack covering its utterance (negative: the ack came first). */
   ackAfterFinalS: number[];
+  /**
+   * Real-time streams: seconds from the sending of each frame to the arrival of the first ack
+   * covering its audio (how long the client keeps it for a resend), frames never acknowledged left out.
+   */
+  ackLagS: number[];
   finals: { start: number; end: number; text: string }[];
   closeCode: number;
 }
@@ -39,12 +44,19 @@ export async function runStream(t: Target, frames: Uint8Array[], realtime: boole
   const url = await openSocket(t);
   const ws = new WebSocket(url);
   ws.binaryType = "arraybuffer";
-  const result: StreamResult = { finalLatencyS: [], ackBeyondS: [], ackAfterFinalS: [], finals: [], closeCode: 0 };
+  const result: StreamResult = { finalLatencyS: [], ackBeyondS: [], ackAfterFinalS: [], ackLagS: [], finals: [], closeCode: 0 };
   const pendingAcks: { end: number; finalAt: number }[] = []; // finals waiting for an ack covering them
   /** Acks received so far: the end (s) each covers and its arrival (an ack may come before the final it covers). */
   const acks: { end: number; at: number }[] = [];
   let t0 = 0;
-  /** Wall-clock second at which the audio up to stream time `s` had been sent. */
+  /** Frames sent so far, and how many of them an ack has covered (real time). */
+  let sent = 0;
+  let lagged = 0;
+  /**
+   * Wall-clock second at which the audio at stream time `s` was "spoken" (real time: frame i, the
+   * audio from i to i + 1 frame lengths, leaves once it has been spoken, so this counts the client's
+   * framing too, as a live source would see it).
+   */
   const sentAt = (s: number) => t0 + s;
   const ackCovers = (ackEnd: number, end: number) => end <= ackEnd + 1e-3;
   const recordAck = (end: number, finalAt: number, ackAt: number) => {
@@ -64,6 +76,7 @@ export async function runStream(t: Target, frames: Uint8Array[], realtime: boole
     } else if (m.type === "audio_chunk" && m.data?.time_range) {
       const ackedS = m.data.time_range[1] / 1000;
       acks.push({ end: ackedS, at: now });
+      if (realtime) for (; lagged < sent && ackCovers(ackedS, ((lagged + 1) * frameMs) / 1000); lagged++) result.ackLagS.push(now - sentAt(((lagged + 1) * frameMs) / 1000));
       while (pendingAcks.length > 0 && ackCovers(ackedS, pendingAcks[0]!.end)) {
         const { end, finalAt } = pendingAcks.shift()!;
         recordAck(end, finalAt, now);
@@ -83,8 +96,8 @@ export async function runStream(t: Target, frames: Uint8Array[], realtime: boole
       if (wait > 0) await Bun.sleep(wait);
     }
     ws.send(frames[i]!);
+    sent = i + 1;
   }
-  if (realtime) t0 += frameMs / 1000; // frame i's audio ends at (i + 1) * frameMs
   ws.send(JSON.stringify({ type: "stop_recording" }));
   // A service that cannot keep up is not waited for past `drainMs`: the stream counts as incomplete.
   let timer: ReturnType<typeof setTimeout> | undefined;
