@@ -68,7 +68,7 @@ export const AudioChunkAckMessageSchema = {
         'acknowledged',
         'data'
     ],
-    description: 'Audio up to `data.byte_range[1]` has been transcribed and stored; a client may drop it from its resend buffer. Sent once transcribed, not on receipt. An utterance counts as transcribed once it has been decoded up to a pause in its speech, so its acknowledgment may come before its final transcript (which waits for the endpointing window); the service keeps the audio until the final is out, so a resume after a dropped connection or a restart loses nothing.',
+    description: 'Audio up to `data.byte_range[1]` has been transcribed and stored; a client may drop it from its resend buffer. Sent once transcribed, not on receipt. While an utterance is spoken it counts as transcribed up to the end of its committed words (with partial transcripts on: the words every later partial and its final start with), and up to a pause in its speech once that pause has been decoded, so its acknowledgments may come before its final transcript (which waits for the endpointing window); the service keeps the audio until the final is out, so a resume after a dropped connection or a restart loses nothing.',
     properties: {
         session_id: {
             $ref: '#/components/schemas/SessionId'

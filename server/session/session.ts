@@ -8,8 +8,8 @@
  * Audio path: bytes → acks (resume dedup) → intake (duration limit, recording) → front end (VAD
  * utterances) → transcriber (coordinator: partials, finals in utterance order per channel) →
  * enrichment → outlet (flags, socket, callbacks). Acknowledgments cover only transcribed audio: up
- * to the start of an utterance still being spoken, or up to the end of its speculative final once
- * that has returned (before the endpointing window ends); a restart still replays from the start of
+ * to the end of the last committed word of an utterance still being spoken (its start without one),
+ * or of its speculative final once that has returned (before the endpointing window ends); a restart still replays from the start of
  * the earliest utterance not yet final, whose audio the session keeps. Each arrow is its own module;
  * this one only sequences them.
  */

@@ -8,9 +8,9 @@
  *
  * It also knows which audio is not transcribed yet, in two senses: audio a restart must decode again
  * (open utterances and finals not yet delivered: `openFrom`, the replay point) and audio not decoded
- * at all yet (`ackableFrom`: an open or ending utterance counts as decoded up to the end of its
- * speculative final once that decode has returned, a final as soon as it is recognized), which
- * bounds the acknowledgments.
+ * at all yet (`ackableFrom`: an open or ending utterance counts as transcribed up to the end of its
+ * last committed word, or of its speculative final once that decode has returned, a final as soon
+ * as it is recognized), which bounds the acknowledgments.
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { NoCapacityError, type DecodePriority, type InferenceCoordinator, type TranscribeResult } from "../../workers/coordinator/types.ts";
@@ -74,8 +74,11 @@ export class Transcriber {
   private readonly openStart: (number | null)[];
   /** Per channel: the key of the open utterance once it has had a partial, or null. */
   private readonly openKey: (string | null)[];
-  /** By utterance key: session time (s) up to which its latest speculative final decoded it. */
-  private readonly speculated = new Map<string, number>();
+  /**
+   * By utterance key: session time (s) up to which it is transcribed while open: the end of its last
+   * committed word (its final starts with those words unchanged) or of its latest speculative final.
+   */
+  private readonly transcribedUntil = new Map<string, number>();
   private readonly finalized = new Set<string>();
   /** Utterances decoded as they grow, by utterance key (while partials are wanted). */
   private readonly streams = new Map<string, { stream: UtteranceStream; seq: number }>();
@@ -197,9 +200,9 @@ export class Transcriber {
   }
 
   /**
-   * Earliest session time (s) of audio not decoded yet; Infinity when none. An open utterance counts
-   * from the end of its latest speculative final (from its start without one), a final in flight
-   * likewise until it is recognized; a recognized final (held for a number, or waiting for an
+   * Earliest session time (s) of audio not transcribed yet; Infinity when none. An open utterance
+   * counts from the end of its last committed word or latest speculative final, whichever is later
+   * (from its start without either), a final in flight likewise until it is recognized; a recognized final (held for a number, or waiting for an
    * earlier one's delivery) does not count. At least `openFrom()`.
    */
   ackableFrom(): number {
@@ -207,7 +210,7 @@ export class Transcriber {
     this.openStart.forEach((s, c) => {
       if (s === null) return;
       const key = this.openKey[c];
-      const decoded = key === null ? undefined : this.speculated.get(key);
+      const decoded = key === null ? undefined : this.transcribedUntil.get(key);
       t = Math.min(t, Math.max(s, decoded ?? s));
     });
     for (const p of this.pendingFinals) if (!p.recognized) t = Math.min(t, p.decodedUntil);
@@ -276,8 +279,10 @@ export class Transcriber {
   }
 
   private partialView(key: string, channel: number, start: number, v: StreamView): void {
-    if (v.speculative && !this.finalized.has(key)) {
-      this.speculated.set(key, Math.max(this.speculated.get(key) ?? 0, start + v.end));
+    // A speculative final transcribes what it decoded; a partial, its committed words.
+    const until = start + (v.speculative ? v.end : (v.committed.at(-1)?.end ?? 0));
+    if (until > (this.transcribedUntil.get(key) ?? start) && !this.finalized.has(key)) {
+      this.transcribedUntil.set(key, until);
       this.host.transcribed();
     }
     const stale = () => this.finalized.has(key) || this.host.isEnded();
@@ -309,7 +314,7 @@ export class Transcriber {
       // Transcribed before a restart (replayed to warm the VAD up): its index was counted already, so
       // it takes none, and the utterances after it keep the ids of an uninterrupted run.
       this.streams.delete(this.utteranceKey(channel, index));
-      this.speculated.delete(this.utteranceKey(channel, index));
+      this.transcribedUntil.delete(this.utteranceKey(channel, index));
       this.indexBase[channel] = (this.indexBase[channel] ?? 0) - 1;
       return;
     }
@@ -317,7 +322,7 @@ export class Transcriber {
     this.nextIndex[channel] = Math.max(this.nextIndex[channel] ?? 0, index + 1 + (this.indexBase[channel] ?? 0));
     this.recentFinals.push({ channel, index: index + (this.indexBase[channel] ?? 0), start });
     if (this.recentFinals.length > 64) this.recentFinals.shift();
-    const pending: PendingFinal = { channel, start, end, done: false, decodedUntil: Math.max(start, this.speculated.get(key) ?? start), recognized: false };
+    const pending: PendingFinal = { channel, start, end, done: false, decodedUntil: Math.max(start, this.transcribedUntil.get(key) ?? start), recognized: false };
     this.pendingFinals.add(pending);
     const streamed = this.streams.get(key);
     this.streams.delete(key);
@@ -345,7 +350,7 @@ export class Transcriber {
     // Recognized: its audio is transcribed (acknowledgments may pass it before it is delivered).
     void result.then(
       (r) => {
-        this.speculated.delete(key);
+        this.transcribedUntil.delete(key);
         if (r === null) return; // failed: it counts once handled (reported, then settled)
         pending.recognized = true;
         this.host.transcribed();

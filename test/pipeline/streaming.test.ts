@@ -113,5 +113,21 @@ describe("streamed partials and finals on Whisper tiny.en", () => {
     expect(finalWords.length).toBeGreaterThanOrEqual(committed.length);
     // The final is accurate: word error rate (edit distance) at most 10 % of the reference.
     expect(wordEdits(reference, finalWords) / reference.length).toBeLessThanOrEqual(0.1);
+
+    // Acknowledgments move on while the utterance is spoken, up to the end of its committed words,
+    // not only at its pauses (whose speculative finals end where their partial ends).
+    const acks = messages.filter((m) => m.type === "audio_chunk");
+    const ackEnd = (m: Msg) => m.data.time_range[1] / 1000;
+    const beforeFinal = acks.filter((m) => messages.indexOf(m) < messages.indexOf(final));
+    const inside = beforeFinal.filter((m) => ackEnd(m) > final.data.utterance.start + 1 && ackEnd(m) < speechEnd - 0.5);
+    const partialEnds = partials.map((m) => m.data.utterance.end as number);
+    const atWords = inside.filter((m) => partialEnds.every((end) => Math.abs(ackEnd(m) - end) > 0.05));
+    expect(atWords.length).toBeGreaterThanOrEqual(1);
+    // Each such ack covers only words shown in an earlier partial, and not the last 0.25 s of its audio.
+    for (const ack of atWords) {
+      const earlier = partials.filter((m) => messages.indexOf(m) < messages.indexOf(ack));
+      expect(earlier.length).toBeGreaterThan(0);
+      expect(ackEnd(ack)).toBeLessThanOrEqual(Math.max(...earlier.map((m) => m.data.utterance.end as number)) - 0.25);
+    }
   }, 240_000);
 });
