@@ -55,7 +55,7 @@ interface PendingFinal {
   start: number;
   end: number;
   done: boolean;
-  /** Session time (s) from which its audio is not decoded yet (the end of its speculative final, or `start`). */
+  /** Session time (s) from which its audio is not transcribed yet (the end of its last committed word or speculative final, or `start`). */
   decodedUntil: number;
   /** Recognized (its text is known, delivered or not). */
   recognized: boolean;
@@ -202,8 +202,9 @@ export class Transcriber {
   /**
    * Earliest session time (s) of audio not transcribed yet; Infinity when none. An open utterance
    * counts from the end of its last committed word or latest speculative final, whichever is later
-   * (from its start without either), a final in flight likewise until it is recognized; a recognized final (held for a number, or waiting for an
-   * earlier one's delivery) does not count. At least `openFrom()`.
+   * (from its start without either), a final in flight likewise until it is recognized; a
+   * recognized final (held for a number, or waiting for an earlier one's delivery) does not count.
+   * At least `openFrom()`.
    */
   ackableFrom(): number {
     let t = Infinity;
