@@ -249,8 +249,10 @@ async function runBare(clips: string[], segs: [number, number][], texts: string[
   await proc.exited;
   return JSON.parse(out) as Bare;
 }
+/** The bare models' CPU-seconds per audio-second. */
+const bareCpuPerAudioS = (b: Bare) => (b.vad_cpu_s + b.asr_cpu_s) / b.audio_s;
 const bare = await runBare(CLIPS, segments, prompts);
-const barePerAudioS = (bare.vad_cpu_s + bare.asr_cpu_s) / bare.audio_s;
+const barePerAudioS = bareCpuPerAudioS(bare);
 say(`bare models: vad ${bare.vad_cpu_s.toFixed(3)} + ${bare.engine} ${bare.asr_cpu_s.toFixed(3)} cpu-s per ${bare.audio_s.toFixed(1)} audio-s`);
 
 // ── max speed ───────────────────────────────────────────────────────────────
@@ -336,8 +338,8 @@ const continuous = {
   audio_s: round(speechS, 2),
   cpu_per_audio_s: round(contPerAudioS, 5),
   cpu_split_per_audio_s: perAudio(cont.split, CPU_STREAMS * speechS),
-  bare_cpu_per_audio_s: round((contBare.vad_cpu_s + contBare.asr_cpu_s) / contBare.audio_s, 5),
-  cpu_ratio_vs_bare: round(contPerAudioS / ((contBare.vad_cpu_s + contBare.asr_cpu_s) / contBare.audio_s)),
+  bare_cpu_per_audio_s: round(bareCpuPerAudioS(contBare), 5),
+  cpu_ratio_vs_bare: round(contPerAudioS / bareCpuPerAudioS(contBare)),
   ...latencies(cont.value),
   expected_finals: CPU_STREAMS * contFinals.length,
 };

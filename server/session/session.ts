@@ -9,9 +9,9 @@
  * utterances) → transcriber (coordinator: partials, finals in utterance order per channel) →
  * enrichment → outlet (flags, socket, callbacks). Acknowledgments cover only transcribed audio: up
  * to the end of the last committed word of an utterance still being spoken (its start without one),
- * or of its speculative final once that has returned (before the endpointing window ends); a restart still replays from the start of
- * the earliest utterance not yet final, whose audio the session keeps. Each arrow is its own module;
- * this one only sequences them.
+ * or of its speculative final once that has returned (before the endpointing window ends); a
+ * restart still replays from the start of the earliest utterance not yet final, whose audio the
+ * session keeps. Each arrow is its own module; this one only sequences them.
  */
 import { join } from "node:path";
 import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
