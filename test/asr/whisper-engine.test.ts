@@ -21,6 +21,7 @@ import { modelsDir, requireWeights } from "./models.ts";
 import { referenceTexts } from "./stream.ts";
 import { wordErrorRate } from "./wer.ts";
 import { catalogueEntry } from "../../workers/catalogue/entries.ts";
+import { speak } from "../helpers/addon-models.ts";
 
 const ready = requireWeights("whisper-tiny.en", "whisper-base");
 const clip = (name: string) => readWavFile(path.join(sharedAudio, name)).samples;
@@ -173,6 +174,38 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
     }
     const r = await tiny.transcribe({ audio: clip("leopard_test.wav"), partial: false, lowLatency: true });
     expect(wordErrorRate(references.get("leopard_test.wav")!, r.text)).toBeLessThan(0.05);
+  }, 60_000);
+
+  test("low latency: a final's short window that reads as silence is encoded again in 30 s (a lone \"Yes.\" is kept); a partial's is not", async () => {
+    // espeak-ng's "Yes." cut 0.1 s around its sound: 0.54 s, which a 15-s window scores as silence
+    // (<|nospeech|> 0.74, average log-probability −1.14) and a 30-s one does not (0.51).
+    const spoken = speak("Yes.");
+    const loud = (x: number) => Math.abs(x) >= 0.01;
+    const first = spoken.findIndex(loud);
+    const last = spoken.findLastIndex(loud);
+    const audio = spoken.slice(Math.max(0, first - 1600), last + 1600);
+    const encoder = (tiny as unknown as { encoder: { run: (features: { dims: readonly number[] }, signal?: AbortSignal) => Promise<unknown> } }).encoder;
+    const frames: number[] = [];
+    const run = encoder.run.bind(encoder);
+    encoder.run = (features, signal) => (frames.push(features.dims[2]!), run(features, signal));
+    try {
+      const final = await tiny.transcribe({ audio, partial: false, lowLatency: true, beamSize: 1 });
+      expect(frames).toEqual([1500, 3000]);
+      expect(final.text).toBe("Yes.");
+      expect(final.stats).toHaveLength(1); // the 30-s window's, not the discarded one's
+      frames.length = 0;
+      const partial = await tiny.transcribe({ audio, partial: true, lowLatency: true });
+      expect(frames).toEqual([1500]);
+      expect(partial.text).toBe("");
+      // Real silence is checked in 30 s too, and stays silence.
+      frames.length = 0;
+      const random = mulberry32(11);
+      const hiss = Float32Array.from({ length: 16000 }, () => (random() * 2 - 1) * 0.01);
+      expect((await tiny.transcribe({ audio: hiss, partial: false, lowLatency: true })).text).toBe("");
+      expect(frames.slice(0, 2)).toEqual([1500, 3000]);
+    } finally {
+      encoder.run = run;
+    }
   }, 60_000);
 
   test("low latency: no temperature fallback for a low log-probability alone, but still for repetition", async () => {

@@ -307,12 +307,14 @@ export class WhisperEngine implements Engine {
     let seek = 0;
     /** The first segment of this request the prompt may hold (0: the request's previous text too). */
     let promptFrom = 0;
+    /** This window's encoder window is short (false while a short window's silence is checked in 30 s). */
+    let windowShort = shortWindow;
     while (seek < req.audio.length) {
       const window = req.audio.subarray(seek, seek + WHISPER_CHUNK_SAMPLES);
       const offset = seek / WHISPER_SAMPLE_RATE;
       const windowSeconds = window.length / WHISPER_SAMPLE_RATE;
       await stopIfAborted(signal);
-      const hidden = await this.encode(window, decoding, req.cores ?? 1, shortWindow, signal);
+      const hidden = await this.encode(window, decoding, req.cores ?? 1, windowShort, signal);
       await stopIfAborted(signal);
       if (language === undefined) {
         const chosen = await this.chooseLanguage(hidden, req.languages);
@@ -371,13 +373,23 @@ export class WhisperEngine implements Engine {
       }
       const { ratio, temperature } = chosen;
       const r = chosen.result;
-      stats.push({ avgLogprob: r.avgLogprob, noSpeechProb: r.noSpeechProb, compressionRatio: ratio, temperature });
       // Silence (openai/whisper's rule), or a window where every temperature failed the checks while
       // <|nospeech|> was still likely (half the threshold): what comes out then is made up.
       const lowLogprob = r.avgLogprob < decoding.logProbThreshold;
       const silent =
         (r.noSpeechProb > decoding.noSpeechThreshold && lowLogprob) ||
         (fallbackFailed && lowLogprob && r.noSpeechProb > decoding.noSpeechThreshold / 2);
+      // A final's short window that reads as silence is encoded again in 30 s, as Whisper was
+      // trained: a lone short word (espeak-ng's "Yes.", 0.54 s in a 15-s window) can read as silence
+      // there and not in 30 s. Partials are not checked (their final will be). Real silence costs
+      // what it did before short windows.
+      if (silent && windowShort && !req.partial) {
+        windowShort = false;
+        if (seek === 0) language = undefined; // the request's first window: its language is chosen again too
+        continue;
+      }
+      windowShort = shortWindow;
+      stats.push({ avgLogprob: r.avgLogprob, noSpeechProb: r.noSpeechProb, compressionRatio: ratio, temperature });
       const repetitive = ratio > decoding.compressionRatioThreshold || chosen.overrun;
       if (!silent && !repetitive) {
         const windowSegments = tokensToSegments(this.tokenizer, r.tokens, r.tokenLogprobs, offset, windowSeconds, language);
