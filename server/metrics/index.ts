@@ -14,10 +14,22 @@
  *                                                     workers, capacity and counters of the Redis queue (distributed)
  *   process_*, nodejs_*                               prom-client's default process metrics
  */
-import client from "prom-client";
+import { createRequire } from "node:module";
+import type * as Prom from "prom-client";
 import type { CoordinatorMetrics, ModelQueueMetrics } from "../../workers/coordinator/redis-metrics.ts";
 
-export const registry = new client.Registry();
+/**
+ * prom-client's classes, each from its own file: the package's index also loads the Pushgateway
+ * (and with it node:http, node:https and node:zlib), the summary and the default metrics, which
+ * made it the largest import of the service's start-up (bench/README.md, "Start-up").
+ */
+const load = createRequire(import.meta.url);
+const Registry = load("prom-client/lib/registry") as typeof Prom.Registry;
+const Counter = load("prom-client/lib/counter") as typeof Prom.Counter;
+const Gauge = load("prom-client/lib/gauge") as typeof Prom.Gauge;
+const Histogram = load("prom-client/lib/histogram") as typeof Prom.Histogram;
+
+export const registry = new Registry();
 /**
  * The event-loop lag histogram (`nodejs_eventloop_lag_*`) samples with a timer. prom-client's
  * default of 10 ms woke the event loop 100 times a second, idle or not: 6 ms of CPU per second in an
@@ -27,33 +39,45 @@ export const registry = new client.Registry();
  * shorter than 100 ms is seen in proportion to its length).
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
-client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+let defaultMetrics = false;
+/**
+ * prom-client's default process metrics (`process_*`, `nodejs_*`), registered at the first scrape:
+ * their module takes 27–34 ms to load, which the service's first answer no longer waits for. The
+ * process's CPU, memory, handles and start time are read at each scrape, so nothing is lost; the
+ * event-loop lag and garbage-collection histograms count from the first scrape on.
+ */
+function withDefaultMetrics(): void {
+  if (defaultMetrics) return;
+  defaultMetrics = true;
+  const collect = load("prom-client/lib/defaultMetrics") as typeof Prom.collectDefaultMetrics;
+  collect({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+}
 
 const registers = [registry];
 const LATENCY_BUCKETS = [0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30];
 
-const httpRequests = new client.Counter({
+const httpRequests = new Counter({
   name: "stt_http_requests_total",
   help: "HTTP requests per contract operation and response status.",
   labelNames: ["operation", "status"] as const,
   registers,
 });
-const httpDuration = new client.Histogram({
+const httpDuration = new Histogram({
   name: "stt_http_request_duration_seconds",
   help: "Duration of HTTP requests per contract operation.",
   labelNames: ["operation"] as const,
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   registers,
 });
-const socketsOpen = new client.Gauge({ name: "stt_websocket_connections_open", help: "WebSocket connections open on /v2/live.", registers });
-const audioSeconds = new client.Counter({ name: "stt_audio_received_seconds_total", help: "Seconds of session audio received (audio resent on resume counted once).", registers });
-const finalLatency = new client.Histogram({
+const socketsOpen = new Gauge({ name: "stt_websocket_connections_open", help: "WebSocket connections open on /v2/live.", registers });
+const audioSeconds = new Counter({ name: "stt_audio_received_seconds_total", help: "Seconds of session audio received (audio resent on resume counted once).", registers });
+const finalLatency = new Histogram({
   name: "stt_final_latency_seconds",
   help: "From the arrival of the last audio byte of an utterance to the sending of its final transcript.",
   buckets: LATENCY_BUCKETS,
   registers,
 });
-const ackLatency = new client.Histogram({
+const ackLatency = new Histogram({
   name: "stt_ack_latency_seconds",
   help: "From the arrival of the last byte of an acknowledged range to the sending of its acknowledgment.",
   buckets: LATENCY_BUCKETS,
@@ -125,7 +149,7 @@ interface SentMessage {
 /** A session message was produced: finals and acknowledgments feed the latency histograms. */
 export function messageSent(session: object, message: SentMessage): void {
   let t: number | undefined;
-  let histogram: client.Histogram;
+  let histogram: Prom.Histogram;
   if (message.type === "transcript") {
     const data = message.data as { is_final?: boolean; utterance?: { end?: number } };
     if (!data.is_final) return;
@@ -195,17 +219,17 @@ type Sample = [labels: Record<string, string>, value: number];
 
 /** A gauge (or counter of absolute totals) whose samples are computed from the snapshots at each scrape. */
 function collected(kind: "gauge" | "counter", name: string, help: string, labelNames: string[], samples: (s: SourceSnapshot) => Sample[]): void {
-  async function collect(this: client.Gauge | client.Counter) {
+  async function collect(this: Prom.Gauge | Prom.Counter) {
     this.reset();
     for (const snapshot of await snapshots()) {
       for (const [labels, value] of samples(snapshot)) {
-        if (this instanceof client.Gauge) this.set(labels, value);
+        if (this instanceof Gauge) this.set(labels, value);
         else this.inc(labels, value);
       }
     }
   }
-  if (kind === "gauge") new client.Gauge({ name, help, labelNames, registers, collect });
-  else new client.Counter({ name, help, labelNames, registers, collect });
+  if (kind === "gauge") new Gauge({ name, help, labelNames, registers, collect });
+  else new Counter({ name, help, labelNames, registers, collect });
 }
 
 const perGateway = (pick: (m: CoordinatorMetrics) => number) => (s: SourceSnapshot): Sample[] => (s.redis ? [[{ gateway: s.gateway }, pick(s.redis)]] : []);
@@ -235,6 +259,7 @@ collected("counter", "stt_inference_refused_total", "Jobs refused because the mo
 
 /** The Prometheus text exposition of every metric (the collectors read the sources now). */
 export async function scrape(): Promise<{ body: string; contentType: string }> {
+  withDefaultMetrics();
   scrapeSnapshot = null;
   return { body: await registry.metrics(), contentType: registry.contentType };
 }
