@@ -165,8 +165,8 @@ export function emitValidators(bundle: JsonObject, typeNames: ReadonlySet<string
  * Each rejects unknown members where the contract forbids them.
  * \`errorsOf\` turns Ajv errors into "<field path>: <rule>" strings (the form of \`validation_errors\`).
  */
-import Ajv2020 from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import { createRequire } from "node:module";
+import type Ajv2020 from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import bundle from "./json-schemas.json" with { type: "json" };
 import type * as T from "./openapi/types.gen.ts";
@@ -175,11 +175,14 @@ export type { ErrorObject, ValidateFunction };
 export { operations, operationById, type Operation, type OperationId } from "./operations.ts";
 
 let instance: Ajv2020 | null = null;
+const load = createRequire(import.meta.url);
 
-/** The Ajv instance holding the bundle, built on the first validation. */
+/** The Ajv instance holding the bundle, built on the first validation (Ajv itself is loaded then, not at import). */
 function ajv(): Ajv2020 {
   if (instance) return instance;
-  instance = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true, discriminator: true });
+  const Ajv = (load("ajv/dist/2020.js") as { default: typeof Ajv2020 }).default;
+  const addFormats = (load("ajv-formats") as { default: typeof import("ajv-formats").default }).default;
+  instance = new Ajv({ allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true, discriminator: true });
   addFormats(instance);
   instance.addFormat("binary", true);
   // Annotation: values the service refuses with 400 (the schema still accepts them).

@@ -3,8 +3,8 @@
  * values are coerced from strings by their schema type, arrays collect repeated parameters, deepObject
  * parameters (`name[key]=value`) become objects. Errors read "<parameter>: <rule>".
  */
-import Ajv2020 from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import { createRequire } from "node:module";
+import type Ajv2020 from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv";
 import openapi from "../../generated/openapi.json" with { type: "json" };
 import { errorsOf, type Operation } from "../../generated/validators.ts";
@@ -21,10 +21,17 @@ const doc = openapi as unknown as { paths: Record<string, Record<string, any>>; 
 
 let ajvInstance: Ajv2020 | null = null;
 
-/** The Ajv instance holding the OpenAPI document, built with the first query that is read. */
+const load = createRequire(import.meta.url);
+
+/**
+ * The Ajv instance holding the OpenAPI document, built with the first query that is read (Ajv
+ * itself is loaded then, not at import: it is a large share of the service's start-up).
+ */
 function ajv(): Ajv2020 {
   if (ajvInstance) return ajvInstance;
-  ajvInstance = new Ajv2020({ allErrors: true, strict: false, allowUnionTypes: true });
+  const Ajv = (load("ajv/dist/2020.js") as { default: typeof Ajv2020 }).default;
+  const addFormats = (load("ajv-formats") as { default: typeof import("ajv-formats").default }).default;
+  ajvInstance = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true });
   addFormats(ajvInstance);
   ajvInstance.addSchema(openapi as object, "openapi.json");
   return ajvInstance;
