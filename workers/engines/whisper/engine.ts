@@ -382,7 +382,7 @@ export class WhisperEngine implements Engine {
       // A final's short window that reads as silence is encoded again in 30 s, as Whisper was
       // trained: a lone short word (espeak-ng's "Yes.", 0.54 s in a 15-s window) can read as silence
       // there and not in 30 s. Partials are not checked (their final will be). Real silence costs
-      // what it did before short windows.
+      // one 30-s decode more than it did in a short window alone (the VAD keeps most of it away).
       if (silent && windowShort && !req.partial) {
         windowShort = false;
         if (seek === 0) language = undefined; // the request's first window: its language is chosen again too
