@@ -6,7 +6,7 @@
  */
 import type { VadModel } from "../../vad/silero.ts";
 import { EndOfTurnDetector, type EndOfTurnSettings, type TurnEvent } from "./detector.ts";
-import type { SmartTurn } from "./smart-turn.ts";
+import type { TurnModel } from "./smart-turn.ts";
 
 const VOICE_START = 0.5;
 const VOICE_END = 0.35;
@@ -18,7 +18,7 @@ export interface TurnChannel {
   close(): void;
 }
 
-export function createTurnChannel(model: SmartTurn, vad: VadModel, channel: number, settings: EndOfTurnSettings): TurnChannel {
+export function createTurnChannel(model: TurnModel, vad: VadModel, channel: number, settings: EndOfTurnSettings): TurnChannel {
   const detector = new EndOfTurnDetector(channel, settings, (a) => model.predict(a), { vadGated: true });
   const stream = vad.createStream(16000);
   const size = stream.frameSamples;

@@ -32,7 +32,14 @@ export function turnFeatures(audio: Float32Array): Float32Array {
   return data;
 }
 
-export class SmartTurn {
+/** What a session needs of the end-of-turn model (`SmartTurn` in this thread, `TurnModelThread` in its own). */
+export interface TurnModel {
+  /** Probability that the turn is complete, for 16 kHz mono audio ending at the evaluation; calls answer in call order. */
+  predict(audio: Float32Array): Promise<number>;
+  release(): Promise<void>;
+}
+
+export class SmartTurn implements TurnModel {
   private tail: Promise<unknown> = Promise.resolve();
 
   private constructor(

@@ -6,6 +6,7 @@ import { join16k, speak, turnModelPath } from "../../../test/helpers/addon-model
 import { sharedAudio, sharedModels } from "../../../test/helpers/server.ts";
 import { EndOfTurnDetector, type EndOfTurnSettings, type TurnEvent, type TurnScore, type TurnEnd } from "./detector.ts";
 import { SmartTurn, TURN_WINDOW_SAMPLES, turnFeatures } from "./smart-turn.ts";
+import { TurnModelThread } from "./thread.ts";
 
 // Real models on a shared machine: allow for a loaded CPU.
 setDefaultTimeout(60_000);
@@ -42,6 +43,33 @@ describe("Smart Turn model", () => {
   test("a model that is not Smart Turn is refused with a clear error", async () => {
     await expect(SmartTurn.load(path.join(sharedModels, "silero-vad/silero_vad.onnx"))).rejects.toThrow(/not a Smart Turn v3 model/);
     await expect(SmartTurn.load("/nonexistent.onnx")).rejects.toThrow(/cannot load the end-of-turn model/);
+    await expect(TurnModelThread.load("/nonexistent.onnx")).rejects.toThrow(/cannot load the end-of-turn model/);
+  });
+
+  test("in a thread of its own: the same probabilities, in call order, and the event loop turns while it evaluates", async () => {
+    const threaded = await TurnModelThread.load(await turnModelPath());
+    try {
+      const inputs = [jfk, jfk.subarray(0, 8 * 16000), q1, q1.subarray(0, Math.floor(q1.length * 0.45)), q2];
+      const here: number[] = [];
+      for (const a of inputs) here.push(await model.predict(a));
+      // All asked at once: the answers come back matched to their calls.
+      const there = await Promise.all(inputs.map((a) => threaded.predict(a)));
+      expect(there).toEqual(here);
+      // A 1-ms timer keeps firing during five evaluations (60–85 ms of CPU each); in this thread it
+      // could not fire while a session run held the loop.
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 1);
+      const t0 = performance.now();
+      await Promise.all(inputs.map((a) => threaded.predict(a)));
+      const elapsed = performance.now() - t0;
+      clearInterval(timer);
+      expect(ticks).toBeGreaterThan(Math.min(20, elapsed / 10));
+      // Its owner's audio is not taken: the thread gets a copy.
+      expect(jfk.length).toBeGreaterThan(0);
+    } finally {
+      await threaded.release();
+    }
+    await expect(threaded.predict(q1)).rejects.toThrow(/released/);
   });
 });
 
