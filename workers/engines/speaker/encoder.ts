@@ -64,7 +64,14 @@ export function partialStarts(samples: number): number[] {
   return starts;
 }
 
-export class SpeakerEncoder {
+/** What a session needs of the speaker encoder (`SpeakerEncoder` in this thread, `SpeakerEncoderThread` in its own). */
+export interface VoicePrinter {
+  /** The utterance's voice print (unit length); calls answer in call order. */
+  embed(wav: Float32Array): Promise<Float32Array>;
+  release(): Promise<void>;
+}
+
+export class SpeakerEncoder implements VoicePrinter {
   private tail: Promise<unknown> = Promise.resolve();
 
   private constructor(private readonly session: ort.InferenceSession) {}

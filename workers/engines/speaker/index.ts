@@ -2,23 +2,28 @@
 import { join } from "node:path";
 import { SPEAKER_FILE } from "../../catalogue/index.ts";
 import { DEFAULT_SPEAKER_THRESHOLD, OnlineSpeakerClustering } from "./cluster.ts";
-import { SpeakerEncoder } from "./encoder.ts";
+import type { VoicePrinter } from "./encoder.ts";
 import { speakerModelInstalled } from "./installed.ts";
+import { SpeakerEncoderThread } from "./thread.ts";
 
-export { SpeakerEncoder, cosine } from "./encoder.ts";
+export { SpeakerEncoder, cosine, type VoicePrinter } from "./encoder.ts";
+export { SpeakerEncoderThread } from "./thread.ts";
 export { OnlineSpeakerClustering, DEFAULT_SPEAKER_THRESHOLD } from "./cluster.ts";
 
 export { speakerModelInstalled } from "./installed.ts";
 
-const loaded = new Map<string, Promise<SpeakerEncoder>>();
+const loaded = new Map<string, Promise<VoicePrinter>>();
 
-/** The speaker encoder of `modelsDir`, loaded once per process; null when it is not installed. */
-export function loadSpeakerEncoder(modelsDir: string): Promise<SpeakerEncoder> | null {
+/**
+ * The speaker encoder of `modelsDir`, loaded once per process in a worker thread of its own (its
+ * load and its runs never hold the event loop); null when it is not installed.
+ */
+export function loadSpeakerEncoder(modelsDir: string): Promise<VoicePrinter> | null {
   if (!speakerModelInstalled(modelsDir)) return null;
   const path = join(modelsDir, SPEAKER_FILE);
   let p = loaded.get(path);
   if (!p) {
-    p = SpeakerEncoder.load(path);
+    p = SpeakerEncoderThread.load(path);
     p.catch(() => loaded.delete(path));
     loaded.set(path, p);
   }
@@ -31,7 +36,7 @@ export interface SpeakerLabeller {
   label(audio: Float32Array): Promise<number>;
 }
 
-export function createSpeakerLabeller(encoder: SpeakerEncoder, config: { number_of_speakers?: number | null; max_speakers?: number | null } | null | undefined): SpeakerLabeller {
+export function createSpeakerLabeller(encoder: VoicePrinter, config: { number_of_speakers?: number | null; max_speakers?: number | null } | null | undefined): SpeakerLabeller {
   const clustering = new OnlineSpeakerClustering({
     threshold: DEFAULT_SPEAKER_THRESHOLD,
     numberOfSpeakers: config?.number_of_speakers ?? null,

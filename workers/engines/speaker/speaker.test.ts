@@ -6,6 +6,7 @@ import { speakerModelPath } from "../../../test/helpers/addon-models.ts";
 import { sharedAudio, sharedModels } from "../../../test/helpers/server.ts";
 import { DEFAULT_SPEAKER_THRESHOLD, OnlineSpeakerClustering } from "./cluster.ts";
 import { cosine, partialStarts, SpeakerEncoder } from "./encoder.ts";
+import { SpeakerEncoderThread } from "./thread.ts";
 
 // Real models on a shared machine: allow for a loaded CPU.
 setDefaultTimeout(60_000);
@@ -45,8 +46,34 @@ describe("speaker encoder", () => {
 
   test("a model that is not the speaker encoder is refused clearly", async () => {
     await expect(SpeakerEncoder.load(path.join(sharedModels, "silero-vad/silero_vad.onnx"))).rejects.toThrow(/not a speaker encoder/);
+    await expect(SpeakerEncoderThread.load(path.join(sharedModels, "silero-vad/silero_vad.onnx"))).rejects.toThrow(/not a speaker encoder/);
+  });
+
+  test("in a thread of its own: the same voice prints, in call order, and the caller keeps its audio", async () => {
+    const threaded = await SpeakerEncoderThread.load(await speakerModelPath());
+    try {
+      const audio = readWavFile(path.join(sharedAudio, "leopard_diarization_test.wav")).samples;
+      const pieces = SEGMENTS.map(([s, e]) => audio.subarray(s * 16000, e * 16000));
+      const there = await Promise.all(pieces.map((p) => threaded.embed(p)));
+      expect(there).toEqual(prints);
+      // A 1-ms timer keeps firing while the thread embeds (in this thread a session run holds the loop).
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 1);
+      const t0 = performance.now();
+      await Promise.all([...pieces, ...pieces].map((p) => threaded.embed(p)));
+      const elapsed = performance.now() - t0;
+      clearInterval(timer);
+      expect(ticks).toBeGreaterThan(Math.min(20, elapsed / 10));
+      expect(pieces.every((p) => p.length > 0)).toBe(true);
+      await expect(threaded.embed(new Float32Array(0))).rejects.toThrow(/empty utterance/);
+    } finally {
+      await threaded.release();
+    }
+    await expect(threaded.embed(audioOf(1))).rejects.toThrow(/released/);
   });
 });
+
+const audioOf = (seconds: number) => new Float32Array(seconds * 16000).fill(0.1);
 
 describe("online clustering", () => {
   const run = (opts: Partial<ConstructorParameters<typeof OnlineSpeakerClustering>[0]>) => {
