@@ -36,7 +36,10 @@ Steps:
       one per column, on the 8-kHz clip ("wet with a do"). On CPUs with
       8-bit dot-product instructions (AVX-512 VNNI, AVX-VNNI, AMX) onnxruntime runs these products
       about 4x faster than the unsigned ones; without them its 16-bit intermediates can saturate.
-      No decoder counterpart: on the service's clips a signed-int8 decoder cost words (bench/wer).
+      No whole-decoder counterpart: on the service's clips a signed-int8 decoder cost words (bench/wer).
+    - `decoder_model_merged_cross_int8.onnx`: the fp32 decoder with only its cross-attention key and
+      value projections (the products over the encoder's 1500 positions, in a window's first call)
+      in signed 8-bit weights, one scale per column; used with the signed-int8 encoder.
     Each encoder file is also cut into two stages (`encoder_model*.stage0.onnx`, `.stage1.onnx`): the
     convolutions, positions and first half of the transformer layers, then the other half (with the
     final layer norm), which takes the residual stream the first writes. Chained, they compute
@@ -361,6 +364,7 @@ def export_onnx(ct2_dir: Path, work: Path, out: Path) -> None:
     # after quantizing, so that the int8 decoder's projection stays as the quantizer left it
     for variant in ("", "_quantized"):
         shared_projection(out / f"decoder_model_merged{variant}.onnx")
+    cross_attention_int8(out / "decoder_model_merged.onnx", out / f"decoder_model_merged{CROSS_INT8}.onnx")
 
 
 def stage_path(encoder: Path, k: int) -> Path:
@@ -519,6 +523,49 @@ def last_positions_logits(path: Path, keep: int = SOT_SEQUENCE_MAX) -> None:
     log(f"the decoder's first call gives the logits of its last {keep} positions")
 
 
+CROSS_INT8 = "_cross_int8"
+
+
+def cross_attention_int8(src: Path, dst: Path) -> None:
+    """Writes the fp32 merged decoder with its cross-attention key and value projections in signed int8.
+
+    A window's first decoder call projects the encoder's output (1500 positions on 30 s) onto every
+    layer's cross-attention keys and values: tiny.en 1.8 G multiply-adds, base 4.7 G, most of a
+    first call and paid by every decode. Those products take the encoder's own treatment, onnxruntime's
+    dynamic quantization (signed 8-bit weights with a zero point, one scale per output column;
+    the encoder's output quantized at each call); every other operator, the steps' included, stays fp32.
+    Only the first-call branch reads these weights.
+    """
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    model = onnx.load(str(src))
+    ifs = [n for n in model.graph.node if n.op_type == "If"]
+    if len(ifs) != 1:
+        raise SystemExit(f"{src.name}: expected one If node (a merged decoder), found {len(ifs)}")
+    first = next(a.g for a in ifs[0].attribute if a.name == "else_branch")  # use_cache_branch false
+    names = [n.name for n in first.node if n.op_type == "MatMul" and n.input[0] == "encoder_hidden_states"]
+    layers = sum(1 for i in model.graph.input if re.fullmatch(r"past_key_values\.\d+\.encoder\.key", i.name))
+    if len(names) != 2 * layers or not all(names):
+        raise SystemExit(f"{src.name}: expected a named key and value projection of the encoder output per layer ({layers} layers), found {names}")
+    del model
+    t0 = time.time()
+    quantize_dynamic(
+        str(src),
+        str(dst),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        nodes_to_quantize=names,
+        extra_options={"EnableSubgraph": True, "MatMulConstBOnly": True, "WeightSymmetric": False},
+    )
+    quantized = onnx.load(str(dst))
+    branch = next(a.g for a in next(n for n in quantized.graph.node if n.op_type == "If").attribute if a.name == "else_branch")
+    integer = sum(1 for n in branch.node if n.op_type == "MatMulInteger")
+    if integer != len(names):
+        raise SystemExit(f"{dst.name}: the quantizer left {integer} of {len(names)} cross-attention projections in int8")
+    log(f"{dst.name}: {integer} cross-attention projections in signed int8 ({time.time() - t0:.0f} s)")
+
+
 def shared_projection(path: Path) -> None:
     """Moves the merged decoder's Transposes of an outer initializer out of its If branches (in place).
 
@@ -654,7 +701,12 @@ def verify(ct2_dir: Path, out: Path, work: Path, audio_path: Path | None, langua
     result = {"clip": audio_path.name, "encoder_max_rel_diff": diff, "encoder_stages_max_abs_diff": check_stages(out, audio), "faster_whisper": reference}
     log(f"faster-whisper (CTranslate2 original): {reference}")
     ok = True
-    variants = (("onnx_fp32", "", ""), ("onnx_int8", "_quantized", "_quantized"), ("onnx_int8_signed_encoder", "_int8", ""))
+    variants = (
+        ("onnx_fp32", "", ""),
+        ("onnx_int8", "_quantized", "_quantized"),
+        ("onnx_int8_signed_encoder", "_int8", ""),
+        ("onnx_int8_signed_encoder_cross_int8_decoder", "_int8", CROSS_INT8),
+    )
     for key, encoder, decoder in variants:
         text = decode_onnx(out, work, audio, language, encoder, decoder)
         w = wer(normalize(reference), normalize(text))

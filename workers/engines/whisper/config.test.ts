@@ -55,6 +55,17 @@ describe("which ONNX files a Whisper model loads", () => {
     expect(pick(older, "signed-encoder", true)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);
   });
 
+  test("with the int8 encoder on a CPU with 8-bit dot products: the decoder with int8 cross-attention projections, where there is one", () => {
+    const cross = modelDir("cross", ["", "_quantized", "_int8", "_cross_int8"]);
+    expect(pick(cross, "encoder", true)).toEqual(["encoder_model_int8.onnx", "decoder_model_merged_cross_int8.onnx"]);
+    expect(pick(cross, "signed-encoder", true)).toEqual(["encoder_model_int8.onnx", "decoder_model_merged_cross_int8.onnx"]);
+    // without dot products (its products could saturate), and where fp32 or int8 files were asked for: as before
+    expect(pick(cross, "encoder", false)).toEqual(["encoder_model_quantized.onnx", "decoder_model_merged.onnx"]);
+    expect(pick(cross, "signed-encoder", false)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);
+    expect(pick(cross, false, true)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);
+    expect(pick(cross, true, true)).toEqual(["encoder_model_int8.onnx", "decoder_model_merged_int8.onnx"]);
+  });
+
   test("without 8-bit dot products a signed-int8 file is used only when no other file is there", () => {
     const signed = modelDir("signed", ["", "_int8"]);
     expect(pick(signed, "encoder", false)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);
