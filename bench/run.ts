@@ -226,7 +226,14 @@ async function benchKey(base: string): Promise<string> {
   const account = await admin.accountsCreate.mutate({ name: "bench", plan: { maxConcurrentSessions: 10_000 } });
   return (await admin.keysCreate.mutate({ accountId: account.id })).key;
 }
-const target: Target = { base: svc.base, key: await benchKey(svc.base), model: MODEL };
+/**
+ * Every measured session turns the number hold off (`turn_router: true`, its only effect): a final
+ * ending inside a spoken number ("Zero.") waits for the next utterance, a delay of a second or two
+ * that does not depend on load. It was each stream's slowest final, so the 1-stream final p95 that
+ * `streams_sustained` doubles was the hold, not recognition.
+ */
+const SESSION_INIT = { turn_router: true };
+const target: Target = { base: svc.base, key: await benchKey(svc.base), model: MODEL, init: SESSION_INIT };
 const pid = svc.proc.pid;
 const rssStart = serviceRss(svc);
 
@@ -315,7 +322,7 @@ const baseP95 = steps[0]!.final_p95_ms ?? NaN;
  * short utterances). `same_text_as_default` counts its finals whose text is the warm-up's (default
  * profile) final of the same utterance.
  */
-const low = await cpuDuring(pid, () => runStreams({ ...target, init: { profile: "low_latency" } }, CPU_STREAMS, audioFrames, true, 37, DRAIN_MS));
+const low = await cpuDuring(pid, () => runStreams({ ...target, init: { ...SESSION_INIT, profile: "low_latency" } }, CPU_STREAMS, audioFrames, true, 37, DRAIN_MS));
 const lowLatency = {
   streams: CPU_STREAMS,
   cpu_per_audio_s: round(low.cpu / (CPU_STREAMS * audioS), 5),
@@ -389,7 +396,7 @@ async function distributedStep(embedded: Step | undefined) {
   children.push(worker);
   try {
     const gw = await startService(env);
-    const t: Target = { base: gw.base, key: await benchKey(gw.base), model: MODEL };
+    const t: Target = { base: gw.base, key: await benchKey(gw.base), model: MODEL, init: SESSION_INIT };
     await runStreams(t, 1, audioFrames, false); // warm-up: the worker loads the recognizer
     const pids = [gw.proc.pid, worker.pid];
     const c0 = pids.map(cpuSeconds);
