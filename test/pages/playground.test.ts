@@ -53,8 +53,21 @@ async function openPlayground(): Promise<Page> {
 const normalize = (text: string) => text.toLowerCase().replace(/[^a-z0-9' ]+/g, " ").replace(/\s+/g, " ").trim();
 const finals = async (page: Page) => normalize((await page.locator("#timeline .final .text").allTextContents()).join(" "));
 
-/** Waits until the finals on the page contain `words`. */
-function waitForWords(page: Page, words: string, timeout: number): Promise<unknown> {
+/** Waits until the finals on the page contain `words`; on a timeout, says what the page showed (and keeps a screenshot). */
+async function waitForWords(page: Page, words: string, timeout: number): Promise<void> {
+  try {
+    await finalsContain(page, words, timeout);
+  } catch (e) {
+    await page.screenshot({ path: path.join(screenshotDir, "playground-timeout.png"), fullPage: true }).catch(() => {});
+    const shown = async (selector: string) => (await page.locator(selector).allTextContents().catch(() => [])).join(" | ");
+    throw new Error(
+      `${e instanceof Error ? e.message : String(e)}; the page showed status «${await shown("#status")}», problem «${await shown("#problem")}», ` +
+        `acks «${await shown("#acks")}», finals «${await finals(page).catch(() => "")}»`,
+    );
+  }
+}
+
+function finalsContain(page: Page, words: string, timeout: number): Promise<unknown> {
   return page.waitForFunction(
     (expected) => {
       // Runs in the page (the test's own types have no DOM).
@@ -68,11 +81,18 @@ function waitForWords(page: Page, words: string, timeout: number): Promise<unkno
 }
 
 describe("playground", () => {
-  test("microphone: the words of the clip appear as finals, with speech markers and acks", async () => {
+  test("microphone: the words of the clip appear as finals, with speech markers and acks; none is lost while the session opens", async () => {
     await requireWhisper(service);
     const page = await openPlayground();
+    // The session opens 3 s after the microphone (the clip's first words end at 2.8 s): what the
+    // microphone heard meanwhile is sent first, so the finals start with the clip's first words.
+    await page.route("**/v2/live", async (route) => {
+      await Bun.sleep(3000);
+      await route.continue();
+    });
     await page.click("#mic");
     await waitForWords(page, WORDS, 100_000);
+    await waitForWords(page, "and so my fellow", 30_000);
     await page.click("#stop");
     await page.locator('#status[data-phase="done"]').waitFor({ timeout: 60_000 });
     expect(await finals(page)).toContain(WORDS);

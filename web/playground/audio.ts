@@ -8,11 +8,16 @@
 const SESSION_RATES = [8000, 16000, 32000, 44100, 48000];
 export const FILE_RATE = 16000;
 const FRAME_S = 0.1;
+/** Microphone frames kept while the session opens (30 s); later ones are dropped until it is open. */
+const MAX_PENDING_FRAMES = 300;
 
 export interface AudioSource {
   /** Sample rate of the frames, declared in the session config. */
   rate: number;
-  /** Starts delivering frames; `onEnd` is called when the source has nothing more to send. */
+  /**
+   * Starts delivering frames (the microphone's first ones are those captured since it was opened);
+   * `onEnd` is called when the source has nothing more to send.
+   */
   start(onFrame: (pcm: ArrayBuffer) => void, onEnd: () => void): void;
   stop(): void;
 }
@@ -59,15 +64,22 @@ export async function microphone(workletUrl: string): Promise<AudioSource> {
     channelCountMode: "explicit",
     processorOptions: { frameSamples: Math.round(context.sampleRate * FRAME_S) },
   });
+  // Capture starts now, not once the session is open: the words said between the click and the
+  // socket's opening are kept (at most MAX_PENDING_FRAMES of them) and sent first.
+  const pending: ArrayBuffer[] = [];
+  framer.port.onmessage = (event: MessageEvent<ArrayBuffer>) => {
+    if (pending.length < MAX_PENDING_FRAMES) pending.push(event.data);
+  };
+  input.connect(framer);
+  void context.resume();
   let onEnd = () => {};
   let stopped = false;
   return {
     rate: context.sampleRate,
     start(onFrame, end) {
       onEnd = end;
+      for (const frame of pending.splice(0)) onFrame(frame);
       framer.port.onmessage = (event: MessageEvent<ArrayBuffer>) => onFrame(event.data);
-      input.connect(framer);
-      void context.resume();
     },
     stop() {
       if (stopped) return;
