@@ -43,22 +43,27 @@ class PrintTranscripts(FrameProcessor):
         self.finals: list[str] = []
         self.speaking = False
         self.segments = 0
+        self.final_since_stop = False
 
     async def process_frame(self, frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
         if isinstance(frame, TranscriptionFrame):
             self.finals.append(frame.text)
+            self.final_since_stop = True
             print(frame.text.strip(), flush=True)
         elif isinstance(frame, ProposedUserStartedSpeakingFrame):
             self.speaking = True
         elif isinstance(frame, ProposedUserStoppedSpeakingFrame):
             self.speaking = False
             self.segments += 1
+            self.final_since_stop = False
         await self.push_frame(frame, direction)
 
     def caught_up(self) -> bool:
-        """Every speech segment the service closed has its final transcript."""
-        return not self.speaking and self.segments > 0 and len(self.finals) >= self.segments
+        """Every speech segment the service closed has its final transcript. A segment longer than
+        maximum_duration_without_endpointing (5 s in GladiaSTTService) has several finals: the
+        last segment's final is the one that comes after it ended."""
+        return not self.speaking and self.segments > 0 and len(self.finals) >= self.segments and self.final_since_stop
 
 
 async def main(path: str, key: str) -> int:

@@ -206,7 +206,8 @@ describe("endpointer on long and empty audio", () => {
     }
     const cuts = pieces.filter((p) => p.reason === "max_duration");
     expect(cuts.length).toBeGreaterThanOrEqual(2);
-    for (const c of cuts) expect(c.end - c.start).toBeCloseTo(limit, 6);
+    // A cut is looked for in the second half of the limit.
+    for (const c of cuts) expect(c.end - c.start).toBeGreaterThanOrEqual(limit / 2 - 1e-9);
     // A cut piece is followed by its continuation, starting exactly where it stopped.
     for (let i = 0; i + 1 < pieces.length; i++) {
       if (pieces[i]!.reason === "max_duration") expect(pieces[i + 1]!.start).toBeCloseTo(pieces[i]!.end, 9);
@@ -216,6 +217,42 @@ describe("endpointer on long and empty audio", () => {
     const free = finals(await run(jfk, { partialIntervalMs: 0 }, 3200));
     expect(free.length).toBeLessThan(pieces.length);
     expect(Math.max(...free.map((u) => u.end - u.start))).toBeGreaterThan(limit);
+  });
+
+  test("a cut by maximum_duration_without_endpointing falls in a pause, after the utterance's last partial", async () => {
+    // jfk.wav's second utterance (from 5.2 s) runs past 5 s: its only pause (7.65–8.19 s, shorter
+    // than the endpointing) is where it splits, not at 10.2 s in the middle of "for your country".
+    const jfk = await load("jfk.wav");
+    const events = await run(jfk, { maxDurationWithoutEndpointing: 5, partialIntervalMs: 500, partialOnPause: true }, 1600);
+    const pieces = finals(events);
+    const cut = pieces.find((p) => p.reason === "max_duration");
+    expect(cut).toBeDefined();
+    expect(cut!.end).toBeGreaterThan(7.65);
+    expect(cut!.end).toBeLessThan(8.19);
+    const next = pieces[pieces.indexOf(cut!) + 1]!;
+    expect(next.start).toBeCloseTo(cut!.end, 9);
+    expect(next.end - next.start).toBeGreaterThan(2.5); // "ask what you can do for your country", whole
+    // No partial of the cut utterance reaches past its final: words a recognizer committed from a
+    // partial stay inside it.
+    for (const e of events) {
+      if (e.type === "utterance_partial" && e.utteranceIndex === cut!.utteranceIndex) expect(e.end).toBeLessThanOrEqual(cut!.end + 1e-9);
+    }
+    // Partials continue in the next piece.
+    expect(events.some((e) => e.type === "utterance_partial" && e.utteranceIndex === next.utteranceIndex)).toBe(true);
+  });
+
+  test("continuous speech with no pause is cut at the limit at the latest, never before the last partial", async () => {
+    // Three copies of jfk's longest stretch of speech (5.41–7.58 s) back to back: no silent chunk.
+    const jfk = await load("jfk.wav");
+    const stretch = jfk.subarray(Math.round(5.45 * RATE), Math.round(7.55 * RATE));
+    const signal = new Float32Array(stretch.length * 4);
+    for (let i = 0; i < 4; i++) signal.set(stretch, i * stretch.length);
+    const events = await run(signal, { maxDurationWithoutEndpointing: 5, partialIntervalMs: 500, partialOnPause: true }, 1600);
+    const cut = finals(events).find((p) => p.reason === "max_duration")!;
+    expect(cut).toBeDefined();
+    expect(cut.end - cut.start).toBeLessThanOrEqual(5 + 1e-9);
+    const lastPartial = Math.max(...events.filter((e) => e.type === "utterance_partial" && e.utteranceIndex === cut.utteranceIndex).map((e) => (e as { end: number }).end));
+    expect(cut.end).toBeGreaterThanOrEqual(lastPartial - 1e-9);
   });
 
   test("leopard_empty.wav yields no events and holds only the pre-roll", async () => {

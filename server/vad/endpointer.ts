@@ -10,7 +10,9 @@
  *   lasted `maxDurationWithoutEndpointing` seconds; `flush()` ends an open utterance.
  *
  * A cut by the maximum duration emits `utterance_final` (reason `max_duration`) and the next
- * utterance starts at that very sample, with no new speech events while speech continues.
+ * utterance starts at that very sample, with no new speech events while speech continues. The cut
+ * falls where the speaker is least likely to be mid-word (see `CUT_SEARCH_S`), never before the end
+ * of a partial already emitted: a recognizer may have committed words up to there.
  *
  * Times are seconds from the first sample of the channel. Utterance audio starts a little before
  * the detected speech (`preRollMs`) and ends `speechPadMs` after it. Memory is bounded by the open
@@ -31,6 +33,17 @@ import { SampleWindow } from "./sample-window.ts";
  * urgent (see `urgent`).
  */
 const ENDING_PROB = 0.95;
+
+/**
+ * How far back from the maximum duration a cut is looked for: within the last `CUT_SEARCH_S`
+ * seconds of the limit (at most half of it), in the longest run of silent chunks, else at the
+ * chunk of lowest speech probability, else at the limit. A cut at the limit itself splits a word
+ * more often than not; each piece then ends or starts mid-word, and a recognizer given a short
+ * mid-word remainder tends to hallucinate (Whisper repeats its prompt). Once a silence is found
+ * there, interval partials wait for the utterance's end or cut (pause partials do not), so that a
+ * later partial does not pull the cut past it.
+ */
+const CUT_SEARCH_S = 3;
 
 export interface EndpointerOptions {
   /** Seconds of continuous silence that end an utterance (default: the contract's `endpointing`). */
@@ -168,6 +181,7 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
   const ms = (x: number) => Math.round((x * rate) / 1000);
   const endpointingSamples = Math.round(o.endpointing * rate);
   const maxSamples = maxDuration === null ? Infinity : Math.round(maxDuration * rate);
+  const cutSearchSamples = maxDuration === null ? 0 : Math.round(Math.min(CUT_SEARCH_S, maxDuration / 2) * rate);
   const partialSamples = ms(o.partialIntervalMs);
   const minSpeechSamples = ms(o.minSpeechMs);
   const candidateGapSamples = ms(o.candidateGapMs);
@@ -189,6 +203,13 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
   let pausePartialSent = false;
   /** Speech probability of the last chunk scored. */
   let lastProb = 0;
+  /** End of the last chunk scored as speech. */
+  let lastSpeechEnd = 0;
+  /** End of the open utterance's last partial (its start before the first): no cut before it. */
+  let partialEnd = 0;
+  /** Cut candidates of the open utterance (sample positions; see CUT_SEARCH_S). */
+  let silenceCut: { at: number; length: number } | null = null;
+  let dipCut: { at: number; prob: number } | null = null;
   let finished = false;
   let chain: Promise<unknown> = Promise.resolve();
 
@@ -209,6 +230,27 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     utteranceHasSpeech = true;
     // The first partial interval runs from the detected speech start, not from its confirmation.
     lastPartial = candidateStart;
+    resetCut(utteranceStart);
+  }
+
+  function resetCut(from: number): void {
+    partialEnd = from;
+    silenceCut = null;
+    dipCut = null;
+  }
+
+  /** Records chunk [from, to) as a place to cut the open utterance if it reaches the limit. */
+  function considerCut(p: number, from: number, to: number): void {
+    const limit = utteranceStart + maxSamples;
+    const lo = Math.max(from, partialEnd, limit - cutSearchSamples);
+    const hi = Math.min(to, limit);
+    if (hi <= lo) return;
+    if (silenceStart !== null) {
+      const runStart = Math.max(silenceStart, partialEnd, limit - cutSearchSamples);
+      const length = hi - runStart;
+      if (silenceCut === null || length >= silenceCut.length) silenceCut = { at: Math.round((runStart + hi) / 2), length };
+    }
+    if (dipCut === null || p <= dipCut.prob) dipCut = { at: Math.round((lo + hi) / 2), prob: p };
   }
 
   function endSpeech(end: number, reason: UtteranceEndReason, events: EndpointerEvent[]): void {
@@ -246,14 +288,21 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     }
 
     // phase === "speech"
-    if (speech) utteranceHasSpeech = true;
+    if (speech) {
+      utteranceHasSpeech = true;
+      lastSpeechEnd = to;
+    }
+    if (maxSamples !== Infinity) considerCut(p, from, to);
     while (to - utteranceStart >= maxSamples) {
-      const cut = utteranceStart + maxSamples;
+      const limit = utteranceStart + maxSamples;
+      const chosen = silenceCut?.at ?? dipCut?.at ?? limit;
+      const cut = chosen > utteranceStart && chosen <= limit ? chosen : limit;
       if (utteranceHasSpeech) events.push(final(utteranceStart, cut, "max_duration"));
       utteranceIndex += utteranceHasSpeech ? 1 : 0;
       utteranceStart = cut;
-      utteranceHasSpeech = speech;
+      utteranceHasSpeech = lastSpeechEnd > cut;
       lastPartial = to;
+      resetCut(cut);
     }
     if (silenceStart !== null && to - silenceStart >= endpointingSamples) {
       endSpeech(Math.min(silenceStart + padSamples, to), "endpointing", events);
@@ -262,10 +311,12 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     if (speech) pausePartialSent = false;
     const pauseDue = o.partialOnPause && !pausePartialSent && silenceStart !== null && to - silenceStart >= padSamples;
     // With pause partials, a pause's audio is decoded once, by the pause partial.
-    const intervalDue = to - lastPartial >= partialSamples && !(o.partialOnPause && silenceStart !== null);
+    // A silence found to cut at is kept: interval partials wait (see CUT_SEARCH_S).
+    const intervalDue = to - lastPartial >= partialSamples && !(o.partialOnPause && silenceStart !== null) && silenceCut === null;
     if (partialSamples > 0 && utteranceHasSpeech && (intervalDue || pauseDue)) {
       if (pauseDue) pausePartialSent = true;
       lastPartial = to;
+      resetCut(to);
       events.push({
         type: "utterance_partial",
         utteranceIndex,
