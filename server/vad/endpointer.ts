@@ -301,7 +301,8 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
       utteranceIndex += utteranceHasSpeech ? 1 : 0;
       utteranceStart = cut;
       utteranceHasSpeech = lastSpeechEnd > cut;
-      lastPartial = to;
+      // The next piece's first partial is due an interval after the cut (at once if that has passed).
+      lastPartial = cut;
       resetCut(cut);
     }
     if (silenceStart !== null && to - silenceStart >= endpointingSamples) {
