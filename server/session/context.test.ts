@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { applyDefaults } from "../options/defaults.ts";
-import { previousText, sessionVocabulary } from "./context.ts";
+import { previousText, promptCase, sessionVocabulary } from "./context.ts";
 
 const u = (channel: number, text: string): Utterance => ({ start: 0, end: 1, confidence: 1, channel, words: [], text, language: "en" });
 
@@ -32,5 +32,18 @@ describe("decoding context of a session", () => {
     expect(text.length).toBeLessThanOrEqual(600);
     expect(text.endsWith("word199 and more.")).toBe(true);
     expect(text.split(" ")[0]).toMatch(/^(word\d+|and|more\.)$/);
+  });
+
+  test("an utterance written all in capitals is prompted in sentence case; others as transcribed", () => {
+    expect(promptCase("ASK NOT!")).toBe("Ask not!");
+    expect(promptCase("HELLO THERE. HOW ARE YOU?")).toBe("Hello there. How are you?");
+    expect(promptCase("ÉCOUTEZ BIEN")).toBe("Écoutez bien");
+    // An acronym alone, one capital word, or any lowercase letter: left as it is.
+    expect(promptCase("NASA.")).toBe("NASA.");
+    expect(promptCase("I AM")).toBe("I AM");
+    expect(promptCase("The FBI and NASA.")).toBe("The FBI and NASA.");
+    expect(promptCase("B. C. D.")).toBe("B. C. D.");
+    const us = [u(0, "And so my fellow Americans."), u(0, "ASK NOT!"), u(0, "What your country can do for you!")];
+    expect(previousText(us, 0)).toBe("And so my fellow Americans. Ask not! What your country can do for you!");
   });
 });

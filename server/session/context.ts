@@ -31,12 +31,27 @@ export function sessionVocabulary(options: AppliedOptions): VocabularyEntry[] {
   );
 }
 
+/**
+ * An utterance as the prompt gives it: as transcribed, unless it is written all in capitals
+ * (at least two words of two letters or more, no lowercase letter), which then become sentence
+ * case. Whisper copies the style of its prompt: after a shouted "ASK NOT!", whisper-base (and
+ * faster-whisper on the same weights) writes the next utterances of jfk.wav in capitals too
+ * ("ASK WHAT YOU CAN DO FOR YOUR COUNTRY"; "Ask what you can do for your country!" with the
+ * prompt in sentence case). The utterance itself is delivered as transcribed.
+ */
+export function promptCase(text: string): string {
+  if (/\p{Ll}/u.test(text)) return text;
+  const words = text.match(/\p{Lu}{2,}/gu);
+  if (!words || words.length < 2) return text;
+  return text.toLowerCase().replace(/(^|[.!?]\s+)(\p{Ll})/gu, (_, before: string, letter: string) => before + letter.toUpperCase());
+}
+
 /** The end of the text committed on `channel` so far (empty when nothing is). */
 export function previousText(utterances: readonly Utterance[], channel: number): string {
   let text = "";
   for (let i = utterances.length - 1; i >= 0 && text.length < PREVIOUS_TEXT_CHARS; i--) {
     const u = utterances[i]!;
-    if (u.channel === channel && u.text !== "") text = text === "" ? u.text : `${u.text} ${text}`;
+    if (u.channel === channel && u.text !== "") text = text === "" ? promptCase(u.text) : `${promptCase(u.text)} ${text}`;
   }
   return text.length > PREVIOUS_TEXT_CHARS ? text.slice(text.length - PREVIOUS_TEXT_CHARS).replace(/^\S*\s/, "") : text;
 }
