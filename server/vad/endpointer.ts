@@ -36,8 +36,9 @@ const ENDING_PROB = 0.95;
 
 /**
  * How far back from the maximum duration a cut is looked for: within the last `CUT_SEARCH_S`
- * seconds of the limit (at most half of it), in the longest run of silent chunks, else at the
- * chunk of lowest speech probability, else at the limit. A cut at the limit itself splits a word
+ * seconds of the limit (at most half of it), in the longest run of silent chunks (at the end of its
+ * pause partial if it had one, else in its middle), else at the chunk of lowest speech
+ * probability, else at the limit. A cut at the limit itself splits a word
  * more often than not; each piece then ends or starts mid-word, and a recognizer given a short
  * mid-word remainder tends to hallucinate (Whisper repeats its prompt). Once a silence is found
  * there, interval partials wait for the utterance's end or cut (pause partials do not), so that a
@@ -246,9 +247,12 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     const hi = Math.min(to, limit);
     if (hi <= lo) return;
     if (silenceStart !== null) {
-      const runStart = Math.max(silenceStart, partialEnd, limit - cutSearchSamples);
+      const runStart = Math.max(silenceStart, limit - cutSearchSamples);
       const length = hi - runStart;
-      if (silenceCut === null || length >= silenceCut.length) silenceCut = { at: Math.round((runStart + hi) / 2), length };
+      // A partial sent inside this pause (its pause partial) decoded the utterance up to its end: a
+      // cut there lets the final reuse that decode. Otherwise the middle of the pause.
+      const at = partialEnd > runStart ? partialEnd : Math.round((runStart + hi) / 2);
+      if (silenceCut === null || length >= silenceCut.length) silenceCut = { at, length };
     }
     if (dipCut === null || p <= dipCut.prob) dipCut = { at: Math.round((lo + hi) / 2), prob: p };
   }
