@@ -130,4 +130,27 @@ describe("streamed partials and finals on Whisper tiny.en", () => {
       expect(ackEnd(ack)).toBeLessThanOrEqual(Math.max(...earlier.map((m) => m.data.utterance.end as number)) - 0.25);
     }
   }, 240_000);
+
+  test("an utterance longer than maximum_duration_without_endpointing is cut in its pause: every word once, committed words kept in their piece", async () => {
+    // Pipecat's limit (5 s). jfk.wav's "what your country can do for you, ask what you can do for
+    // your country" (5.4–10.9 s) has one pause (7.65–8.19 s), shorter than the endpointing window.
+    const samples = new Float32Array(jfk.length + 2.5 * RATE);
+    samples.set(jfk, RATE / 2);
+    // No waits for partials: once the pause is found, partials wait for the cut.
+    const messages = await streamPaced(samples, { maximum_duration_without_endpointing: 5 }, 1000);
+    const transcripts = messages.filter((m) => m.type === "transcript");
+    const finals = transcripts.filter((m) => m.data.is_final);
+    const words = finals.flatMap((m) => norm(m.data.utterance.text));
+    // Before, the cut fell at the limit inside "your country" and its 0.86-s rest came back as a
+    // repeated "what your country can do for you": 28 words.
+    expect(words.length).toBeLessThanOrEqual(reference.length + 1);
+    expect(wordEdits(reference, words) / reference.length).toBeLessThanOrEqual(0.1);
+    const cut = finals.find((m) => m.data.utterance.end > 0.5 + 7.65 && m.data.utterance.end < 0.5 + 8.19);
+    expect(cut).toBeDefined();
+    const after = finals[finals.indexOf(cut!) + 1]!;
+    expect(after.data.utterance.start).toBeCloseTo(cut!.data.utterance.end, 2);
+    expect(norm(after.data.utterance.text).slice(0, 2)).toEqual(["ask", "what"]);
+    // The cut piece's partials end where it ends at the latest.
+    for (const p of transcripts.filter((m) => !m.data.is_final && m.data.id === cut!.data.id)) expect(p.data.utterance.end).toBeLessThanOrEqual(cut!.data.utterance.end + 0.001);
+  }, 240_000);
 });
