@@ -241,6 +241,23 @@ describe("endpointer on long and empty audio", () => {
     expect(events.some((e) => e.type === "utterance_partial" && e.utteranceIndex === next.utteranceIndex)).toBe(true);
   });
 
+  test("a pause as short as its pause partial's delay is still where the cut falls, at that partial's end", async () => {
+    // jfk's stretch of continuous speech twice, 64 ms of silence, the stretch again (from 0.5 s).
+    const jfk = await load("jfk.wav");
+    const stretch = jfk.subarray(Math.round(5.45 * RATE), Math.round(7.55 * RATE));
+    const gap = Math.round(0.064 * RATE);
+    const signal = new Float32Array(RATE / 2 + 3 * stretch.length + gap + RATE);
+    const gapAt = RATE / 2 + 2 * stretch.length;
+    signal.set(stretch, RATE / 2);
+    signal.set(stretch, RATE / 2 + stretch.length);
+    signal.set(stretch, gapAt + gap);
+    const events = await run(signal, { maxDurationWithoutEndpointing: 5, partialIntervalMs: 500, partialOnPause: true }, 1600);
+    const cut = finals(events).find((p) => p.reason === "max_duration")!;
+    const pausePartial = events.find((e): e is UtterancePartialEvent => e.type === "utterance_partial" && e.pause && e.end > gapAt / RATE)!;
+    expect(pausePartial.end).toBeLessThan((gapAt + gap) / RATE + 0.04);
+    expect(cut.end).toBeCloseTo(pausePartial.end, 6);
+  });
+
   test("continuous speech with no pause is cut at the limit at the latest, never before the last partial", async () => {
     // Three copies of jfk's longest stretch of speech (5.41–7.58 s) back to back: no silent chunk.
     const jfk = await load("jfk.wav");

@@ -240,21 +240,24 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     dipCut = null;
   }
 
-  /** Records chunk [from, to) as a place to cut the open utterance if it reaches the limit. */
+  /**
+   * Records chunk [from, to) as a place to cut the open utterance if it reaches the limit (again
+   * after a partial sent at `to`: the pause it was sent in stays a candidate, at its end).
+   */
   function considerCut(p: number, from: number, to: number): void {
     const limit = utteranceStart + maxSamples;
-    const lo = Math.max(from, partialEnd, limit - cutSearchSamples);
+    const zone = limit - cutSearchSamples;
     const hi = Math.min(to, limit);
-    if (hi <= lo) return;
-    if (silenceStart !== null) {
-      const runStart = Math.max(silenceStart, limit - cutSearchSamples);
+    if (silenceStart !== null && hi > zone && hi >= partialEnd) {
+      const runStart = Math.max(silenceStart, zone);
       const length = hi - runStart;
       // A partial sent inside this pause (its pause partial) decoded the utterance up to its end: a
       // cut there lets the final reuse that decode. Otherwise the middle of the pause.
       const at = partialEnd > runStart ? partialEnd : Math.round((runStart + hi) / 2);
       if (silenceCut === null || length >= silenceCut.length) silenceCut = { at, length };
     }
-    if (dipCut === null || p <= dipCut.prob) dipCut = { at: Math.round((lo + hi) / 2), prob: p };
+    const lo = Math.max(from, partialEnd, zone);
+    if (hi > lo && (dipCut === null || p <= dipCut.prob)) dipCut = { at: Math.round((lo + hi) / 2), prob: p };
   }
 
   function endSpeech(end: number, reason: UtteranceEndReason, events: EndpointerEvent[]): void {
@@ -322,6 +325,7 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
       if (pauseDue) pausePartialSent = true;
       lastPartial = to;
       resetCut(to);
+      if (maxSamples !== Infinity) considerCut(p, from, to);
       events.push({
         type: "utterance_partial",
         utteranceIndex,
