@@ -184,6 +184,31 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     expect(final.words.at(-1)!.end).toBe(1);
   });
 
+  test("with a commit limit (a cut may fall there), no word past it is committed and no decode past it makes the final", async () => {
+    // Every decode hears the same three words; the utterance may be cut at 1.0 s.
+    const script = [w("first", 0.1, 0.5), w("second", 0.6, 0.9), w("third", 1.2, 1.6)];
+    const calls: StreamDecodeRequest[] = [];
+    const stream = new UtteranceStream({
+      profile: { ...profile, reuseCoveringDecode: true, commitMarginS: 0, minCommitAudioS: 0 },
+      decode: async (req) => {
+        calls.push(req);
+        const end = req.audio.length / RATE;
+        const heard = script.filter((x) => x.end <= end);
+        return { text: texts(heard), language: "en", confidence: 1, words: heard, noSpeech: false };
+      },
+    });
+    for (const s of [1.7, 1.8, 1.9]) {
+      stream.partial(new Float32Array(Math.round(RATE * s)), false, 1.0);
+      await stream.idle();
+    }
+    expect(texts(stream.committedWords)).toBe("first second");
+    // Cut at 1.0 s: the decodes of 1.7–1.9 s are not the final's; a new decode of the piece is.
+    const final = await stream.finish(new Float32Array(RATE));
+    expect(final.text).toBe("first second");
+    expect(calls.at(-1)!.partial).toBe(false);
+    expect(calls.at(-1)!.audio.length).toBe(RATE);
+  });
+
   test("a stream whose every decode fails reports the errors and still finishes", async () => {
     const errors: unknown[] = [];
     let calls = 0;

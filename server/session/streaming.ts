@@ -245,6 +245,8 @@ export class UtteranceStream {
   /** Audio of a pause waiting for the running decode to end: decoded next, with the final settings. */
   private queuedPause: Float32Array | null = null;
   private finished = false;
+  /** Seconds of the utterance past which no word may be committed (see `partial`). */
+  private commitLimit = Infinity;
   /** Clock time (ms) before which no partial decode starts (the recognizer is behind), and what ends the rest early. */
   private restUntil = 0;
   private wake: (() => void) | null = null;
@@ -275,9 +277,13 @@ export class UtteranceStream {
    * `pause`: speech has paused and `audio` ends where the final's audio would if it does not resume.
    * It is decoded with the final settings, next (before any newer partial audio): the speculative
    * final.
+   *
+   * `commitLimit`: seconds of the utterance past which no word may be committed from now on (the
+   * utterance may be cut there: `maximum_duration_without_endpointing`); absent, no limit.
    */
-  partial(audio: Float32Array, pause = false): void {
+  partial(audio: Float32Array, pause = false, commitLimit?: number): void {
     if (this.finished) return;
+    this.commitLimit = commitLimit ?? Infinity;
     if (pause) {
       this.queuedPause = audio;
       this.queued = null; // older than the pause audio
@@ -367,7 +373,11 @@ export class UtteranceStream {
     this.finished = true;
     this.wake?.();
     const p = this.opts.profile;
-    const covers = (end: number) => end >= audio.length - Math.round(0.02 * this.rate);
+    // A decode covers the final's audio up to its end. Where the utterance may have been cut (a
+    // commit limit), it must not go past that end by more than a chunk or two of pause either: the
+    // words after the cut belong to the next piece.
+    const past = this.commitLimit === Infinity ? Infinity : Math.round(0.1 * this.rate);
+    const covers = (end: number) => end >= audio.length - Math.round(0.02 * this.rate) && end <= audio.length + past;
     const usable = (x: { audioEnd: number; partial: boolean }) => covers(x.audioEnd) && (!x.partial || p.reuseCoveringDecode);
     let d: Decoded | null = null;
     if (this.inflight) {
@@ -435,6 +445,7 @@ export class UtteranceStream {
     const margin = this.opts.profile.commitMarginS;
     const settled = (k: number) => this.history.every((h, i) => h[k - 1]!.end <= this.historyEnds[i]! - margin);
     while (agreed > 0 && !settled(agreed)) agreed--;
+    while (agreed > 0 && d.tentative[agreed - 1]!.end > this.commitLimit) agreed--;
     if (agreed === 0) return;
     // The newest decode's spelling and timings are kept.
     this.committed.push(...d.tentative.slice(0, agreed));

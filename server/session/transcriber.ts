@@ -79,6 +79,8 @@ export class Transcriber {
    * committed word (its final starts with those words unchanged) or of its latest speculative final.
    */
   private readonly transcribedUntil = new Map<string, number>();
+  /** By open utterance key: seconds of the utterance past which it may be cut (see UtteranceStream.partial). */
+  private readonly commitLimits = new Map<string, number>();
   private readonly finalized = new Set<string>();
   /** Utterances decoded as they grow, by utterance key (while partials are wanted). */
   private readonly streams = new Map<string, { stream: UtteranceStream; seq: number }>();
@@ -162,7 +164,7 @@ export class Transcriber {
         case "utterance_partial":
           this.openStart[c] = t0 + e.start;
           this.openKey[c] = this.utteranceKey(c, e.utteranceIndex);
-          this.partial(c, e.utteranceIndex, e.audio, t0 + e.start, e.pause);
+          this.partial(c, e.utteranceIndex, e.audio, t0 + e.start, e.pause, e.commitLimit === null ? undefined : e.commitLimit - e.start);
           break;
         case "utterance_final":
           this.openStart[c] = e.reason === "max_duration" ? t0 + e.end : null;
@@ -256,7 +258,7 @@ export class Transcriber {
    * A growing utterance: its streaming policy decodes it (one decode at a time, the newest audio
    * next) and each decode yields a partial that starts with the committed words.
    */
-  private partial(channel: number, index: number, audio: Float32Array, start: number, pause: boolean): void {
+  private partial(channel: number, index: number, audio: Float32Array, start: number, pause: boolean, commitLimit?: number): void {
     const key = this.utteranceKey(channel, index);
     if (!this.host.wants("receive_partial_transcripts") || this.finalized.has(key)) return;
     let entry = this.streams.get(key);
@@ -269,19 +271,22 @@ export class Transcriber {
           // Read at each decode: the finals before this utterance may still be in recognition.
           context: () => previousText(this.heard, channel),
           decode: (req, signal) => this.decodeForStream(channel, key, req, ++e.seq, signal),
-          onPartial: (v) => this.partialView(key, channel, start, v),
+          onPartial: (v) => this.partialView(key, channel, start, v, () => this.commitLimits.get(key)),
           holdPartialsMs: this.streaming.partialHoldMs,
         }),
       };
       entry = e;
       this.streams.set(key, entry);
     }
-    entry.stream.partial(audio, pause);
+    if (commitLimit === undefined) this.commitLimits.delete(key);
+    else this.commitLimits.set(key, commitLimit);
+    entry.stream.partial(audio, pause, commitLimit);
   }
 
-  private partialView(key: string, channel: number, start: number, v: StreamView): void {
-    // A speculative final transcribes what it decoded; a partial, its committed words.
-    const until = start + (v.speculative ? v.end : (v.committed.at(-1)?.end ?? 0));
+  private partialView(key: string, channel: number, start: number, v: StreamView, commitLimit: () => number | undefined): void {
+    // A speculative final transcribes what it decoded, up to where the utterance may be cut; a
+    // partial, its committed words.
+    const until = start + (v.speculative ? Math.min(v.end, commitLimit() ?? Infinity) : (v.committed.at(-1)?.end ?? 0));
     if (until > (this.transcribedUntil.get(key) ?? start) && !this.finalized.has(key)) {
       this.transcribedUntil.set(key, until);
       this.host.transcribed();
@@ -316,6 +321,7 @@ export class Transcriber {
       // it takes none, and the utterances after it keep the ids of an uninterrupted run.
       this.streams.delete(this.utteranceKey(channel, index));
       this.transcribedUntil.delete(this.utteranceKey(channel, index));
+      this.commitLimits.delete(this.utteranceKey(channel, index));
       this.indexBase[channel] = (this.indexBase[channel] ?? 0) - 1;
       return;
     }
@@ -327,6 +333,7 @@ export class Transcriber {
     this.pendingFinals.add(pending);
     const streamed = this.streams.get(key);
     this.streams.delete(key);
+    this.commitLimits.delete(key);
     // Streamed: the committed words plus the tail. Otherwise one decode of the whole utterance.
     const result = streamed
       ? streamed.stream.finish(audio).then((v) => {

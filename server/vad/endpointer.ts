@@ -12,7 +12,7 @@
  * A cut by the maximum duration emits `utterance_final` (reason `max_duration`) and the next
  * utterance starts at that very sample, with no new speech events while speech continues. The cut
  * falls where the speaker is least likely to be mid-word (see `CUT_SEARCH_S`), never before the end
- * of a partial already emitted: a recognizer may have committed words up to there.
+ * of a partial emitted without a `commitLimit`: a recognizer may have committed words up to there.
  *
  * Times are seconds from the first sample of the channel. Utterance audio starts a little before
  * the detected speech (`preRollMs`) and ends `speechPadMs` after it. Memory is bounded by the open
@@ -36,13 +36,13 @@ const ENDING_PROB = 0.95;
 
 /**
  * How far back from the maximum duration a cut is looked for: within the last `CUT_SEARCH_S`
- * seconds of the limit (at most half of it), in the longest run of silent chunks (at the end of its
- * pause partial if it had one, else in its middle), else at the chunk of lowest speech
- * probability, else at the limit. A cut at the limit itself splits a word
+ * seconds of the limit (at most half of it), in the longest run of silent chunks (`speechPadMs`
+ * into it, where an utterance ended by that pause would end: its pause partial's end), else at the
+ * chunk of lowest speech probability, else at the limit. A cut at the limit itself splits a word
  * more often than not; each piece then ends or starts mid-word, and a recognizer given a short
- * mid-word remainder tends to hallucinate (Whisper repeats its prompt). Once a silence is found
- * there, interval partials wait for the utterance's end or cut (pause partials do not), so that a
- * later partial does not pull the cut past it.
+ * mid-word remainder tends to hallucinate (Whisper repeats its prompt). Once such a pause is found,
+ * partials go on, each with that cut as its `commitLimit` (no word past it may be committed), so
+ * that they do not pull the cut past it.
  */
 const CUT_SEARCH_S = 3;
 
@@ -102,6 +102,12 @@ export interface UtterancePartialEvent {
    * audio would end if no speech followed.
    */
   pause: boolean;
+  /**
+   * Seconds (from the channel's stream start) where a `maximum_duration_without_endpointing` cut may
+   * fall: words of this partial that end after it must not be committed (they may belong to the
+   * next piece). Null when the utterance can be cut only after this partial's end.
+   */
+  commitLimit: number | null;
 }
 
 export interface UtteranceFinalEvent {
@@ -206,7 +212,7 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
   let lastProb = 0;
   /** End of the last chunk scored as speech. */
   let lastSpeechEnd = 0;
-  /** End of the open utterance's last partial (its start before the first): no cut before it. */
+  /** End of the open utterance's last partial without a commit limit (its start before the first): no cut before it. */
   let partialEnd = 0;
   /** Cut candidates of the open utterance (sample positions; see CUT_SEARCH_S). */
   let silenceCut: { at: number; length: number } | null = null;
@@ -240,10 +246,7 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     dipCut = null;
   }
 
-  /**
-   * Records chunk [from, to) as a place to cut the open utterance if it reaches the limit (again
-   * after a partial sent at `to`: the pause it was sent in stays a candidate, at its end).
-   */
+  /** Records chunk [from, to) as a place to cut the open utterance if it reaches the limit. */
   function considerCut(p: number, from: number, to: number): void {
     const limit = utteranceStart + maxSamples;
     const zone = limit - cutSearchSamples;
@@ -251,9 +254,9 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     if (silenceStart !== null && hi > zone && hi >= partialEnd) {
       const runStart = Math.max(silenceStart, zone);
       const length = hi - runStart;
-      // A partial sent inside this pause (its pause partial) decoded the utterance up to its end: a
-      // cut there lets the final reuse that decode. Otherwise the middle of the pause.
-      const at = partialEnd > runStart ? partialEnd : Math.round((runStart + hi) / 2);
+      // Where an utterance ended by this pause would end (its pause partial's end, whose speculative
+      // final the cut piece's final then reuses).
+      const at = Math.max(partialEnd, Math.min(hi, runStart + padSamples));
       if (silenceCut === null || length >= silenceCut.length) silenceCut = { at, length };
     }
     const lo = Math.max(from, partialEnd, zone);
@@ -319,13 +322,13 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     if (speech) pausePartialSent = false;
     const pauseDue = o.partialOnPause && !pausePartialSent && silenceStart !== null && to - silenceStart >= padSamples;
     // With pause partials, a pause's audio is decoded once, by the pause partial.
-    // A silence found to cut at is kept: interval partials wait (see CUT_SEARCH_S).
-    const intervalDue = to - lastPartial >= partialSamples && !(o.partialOnPause && silenceStart !== null) && silenceCut === null;
+    const intervalDue = to - lastPartial >= partialSamples && !(o.partialOnPause && silenceStart !== null);
     if (partialSamples > 0 && utteranceHasSpeech && (intervalDue || pauseDue)) {
       if (pauseDue) pausePartialSent = true;
       lastPartial = to;
-      resetCut(to);
-      if (maxSamples !== Infinity) considerCut(p, from, to);
+      // With a pause found to cut at, the partial commits nothing past it (see CUT_SEARCH_S).
+      const commitLimit = silenceCut === null ? null : silenceCut.at;
+      if (commitLimit === null) resetCut(to);
       events.push({
         type: "utterance_partial",
         utteranceIndex,
@@ -333,6 +336,7 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
         end: sec(to),
         audio: window.slice(utteranceStart, to),
         pause: pauseDue,
+        commitLimit: commitLimit === null ? null : sec(commitLimit),
       });
     }
   }

@@ -131,12 +131,12 @@ describe("streamed partials and finals on Whisper tiny.en", () => {
     }
   }, 240_000);
 
-  test("an utterance longer than maximum_duration_without_endpointing is cut in its pause: every word once, committed words kept in their piece", async () => {
+  test("an utterance longer than maximum_duration_without_endpointing is cut in its pause: every word once, partials going on past the pause", async () => {
     // Pipecat's limit (5 s). jfk.wav's "what your country can do for you, ask what you can do for
     // your country" (5.4–10.9 s) has one pause (7.65–8.19 s), shorter than the endpointing window.
     const samples = new Float32Array(jfk.length + 2.5 * RATE);
     samples.set(jfk, RATE / 2);
-    // No waits for partials: once the pause is found, partials wait for the cut.
+    // Not paced by partials (a new utterance's first second has none to wait for).
     const messages = await streamPaced(samples, { maximum_duration_without_endpointing: 5 }, 1000);
     const transcripts = messages.filter((m) => m.type === "transcript");
     const finals = transcripts.filter((m) => m.data.is_final);
@@ -150,7 +150,10 @@ describe("streamed partials and finals on Whisper tiny.en", () => {
     const after = finals[finals.indexOf(cut!) + 1]!;
     expect(after.data.utterance.start).toBeCloseTo(cut!.data.utterance.end, 2);
     expect(norm(after.data.utterance.text).slice(0, 2)).toEqual(["ask", "what"]);
-    // The cut piece's partials end where it ends at the latest.
-    for (const p of transcripts.filter((m) => !m.data.is_final && m.data.id === cut!.data.id)) expect(p.data.utterance.end).toBeLessThanOrEqual(cut!.data.utterance.end + 0.001);
+    // Partials went on while the utterance grew past its pause; the words after the pause, which
+    // they showed as tentative, are in the next piece's final, not in the cut piece's.
+    const cutPartials = transcripts.filter((m) => !m.data.is_final && m.data.id === cut!.data.id);
+    expect(cutPartials.some((m) => norm(m.data.utterance.text).includes("ask"))).toBe(true);
+    expect(norm(cut!.data.utterance.text)).not.toContain("ask");
   }, 240_000);
 });
