@@ -188,6 +188,7 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     // Every decode hears the same three words; the utterance may be cut at 1.0 s.
     const script = [w("first", 0.1, 0.5), w("second", 0.6, 0.9), w("third", 1.2, 1.6)];
     const calls: StreamDecodeRequest[] = [];
+    const views: StreamView[] = [];
     const stream = new UtteranceStream({
       profile: { ...profile, reuseCoveringDecode: true, commitMarginS: 0, minCommitAudioS: 0 },
       decode: async (req) => {
@@ -196,12 +197,19 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
         const heard = script.filter((x) => x.end <= end);
         return { text: texts(heard), language: "en", confidence: 1, words: heard, noSpeech: false };
       },
+      onPartial: (v) => views.push(v),
     });
     for (const s of [1.7, 1.8, 1.9]) {
       stream.partial(new Float32Array(Math.round(RATE * s)), false, 1.0);
       await stream.idle();
     }
     expect(texts(stream.committedWords)).toBe("first second");
+    expect(views.at(-1)!.transcribed).toBe(0.9);
+    // A speculative final (a later pause) counts as transcribed only up to the limit.
+    stream.partial(new Float32Array(RATE * 2), true, 1.0);
+    await stream.idle();
+    expect(views.at(-1)!.speculative).toBe(true);
+    expect(views.at(-1)!.transcribed).toBe(1.0);
     // Cut at 1.0 s: the decodes of 1.7–1.9 s are not the final's; a new decode of the piece is.
     const final = await stream.finish(new Float32Array(RATE));
     expect(final.text).toBe("first second");

@@ -125,6 +125,12 @@ export interface StreamView {
    */
   speculative: boolean;
   /**
+   * Seconds of the utterance transcribed as its final will have them: the end of a speculative
+   * view (no further than the commit limit, where the utterance may be cut), else the end of the
+   * last committed word (0 without one).
+   */
+  transcribed: number;
+  /**
    * Wall seconds, request to result, of the decodes this view comes from: the one decode of a
    * partial; for the final, the reused (speculative or partial) decode or the final's own decodes.
    * Other decodes (earlier partials, speculative decodes not used, aborted decodes) are not counted.
@@ -487,6 +493,7 @@ export class UtteranceStream {
       confidence: d.confidence,
       end: d.audioEnd / this.rate,
       speculative,
+      transcribed: speculative ? Math.min(d.audioEnd / this.rate, this.commitLimit) : (committed.at(-1)?.end ?? 0),
       seconds: d.seconds,
     };
   }

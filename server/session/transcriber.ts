@@ -79,8 +79,6 @@ export class Transcriber {
    * committed word (its final starts with those words unchanged) or of its latest speculative final.
    */
   private readonly transcribedUntil = new Map<string, number>();
-  /** By open utterance key: seconds of the utterance past which it may be cut (see UtteranceStream.partial). */
-  private readonly commitLimits = new Map<string, number>();
   private readonly finalized = new Set<string>();
   /** Utterances decoded as they grow, by utterance key (while partials are wanted). */
   private readonly streams = new Map<string, { stream: UtteranceStream; seq: number }>();
@@ -271,22 +269,18 @@ export class Transcriber {
           // Read at each decode: the finals before this utterance may still be in recognition.
           context: () => previousText(this.heard, channel),
           decode: (req, signal) => this.decodeForStream(channel, key, req, ++e.seq, signal),
-          onPartial: (v) => this.partialView(key, channel, start, v, () => this.commitLimits.get(key)),
+          onPartial: (v) => this.partialView(key, channel, start, v),
           holdPartialsMs: this.streaming.partialHoldMs,
         }),
       };
       entry = e;
       this.streams.set(key, entry);
     }
-    if (commitLimit === undefined) this.commitLimits.delete(key);
-    else this.commitLimits.set(key, commitLimit);
     entry.stream.partial(audio, pause, commitLimit);
   }
 
-  private partialView(key: string, channel: number, start: number, v: StreamView, commitLimit: () => number | undefined): void {
-    // A speculative final transcribes what it decoded, up to where the utterance may be cut; a
-    // partial, its committed words.
-    const until = start + (v.speculative ? Math.min(v.end, commitLimit() ?? Infinity) : (v.committed.at(-1)?.end ?? 0));
+  private partialView(key: string, channel: number, start: number, v: StreamView): void {
+    const until = start + v.transcribed;
     if (until > (this.transcribedUntil.get(key) ?? start) && !this.finalized.has(key)) {
       this.transcribedUntil.set(key, until);
       this.host.transcribed();
@@ -321,7 +315,6 @@ export class Transcriber {
       // it takes none, and the utterances after it keep the ids of an uninterrupted run.
       this.streams.delete(this.utteranceKey(channel, index));
       this.transcribedUntil.delete(this.utteranceKey(channel, index));
-      this.commitLimits.delete(this.utteranceKey(channel, index));
       this.indexBase[channel] = (this.indexBase[channel] ?? 0) - 1;
       return;
     }
@@ -333,7 +326,6 @@ export class Transcriber {
     this.pendingFinals.add(pending);
     const streamed = this.streams.get(key);
     this.streams.delete(key);
-    this.commitLimits.delete(key);
     // Streamed: the committed words plus the tail. Otherwise one decode of the whole utterance.
     const result = streamed
       ? streamed.stream.finish(audio).then((v) => {
