@@ -14,6 +14,7 @@ import { type DecoderCallTrace, type DecoderStep, WhisperDecoder } from "./decod
 import { WhisperEncoder } from "./encoder.ts";
 import { LogitFilters, decodeWindow, logSoftmax, type PhraseBias, type SearchResult } from "./search.ts";
 import { compressionRatio, tokensToSegments, type TimedSegment } from "./segments.ts";
+import { lastClosedSegment } from "./repetition.ts";
 import { mulberry32 } from "../../util/prng.ts";
 import { stopIfAborted } from "../../util/abort.ts";
 
@@ -67,6 +68,11 @@ export interface WhisperDecodingOptions {
 
 /** Tokens a window may yield beyond `maxTokensPerSecond` × its duration (the sot sequence's neighbours, a short word). */
 export const TOKEN_SLACK = 16;
+/** A window cut out of a loop resumes after its last whole segment when that ends at least this far (s) into it. */
+const MIN_LOOP_RESUME_S = 1;
+/** Most loop resumes per request: a final, a partial (each costs an encoder call). */
+const MAX_LOOP_RESUMES = 3;
+const MAX_LOOP_RESUMES_PARTIAL = 1;
 /** A window decoded above this temperature is not used as the next window's prompt (faster-whisper's prompt_reset_on_temperature). */
 const PROMPT_RESET_TEMPERATURE = 0.5;
 
@@ -171,6 +177,7 @@ export class WhisperEngine implements Engine {
   private wideEncoder: { cores: number; session: Promise<ort.InferenceSession | null>; ready: ort.InferenceSession | null } | null = null;
   /** The encoder takes a variable number of mel frames (a symbolic input length): short utterances get shorter windows. */
   private readonly variableWindow: boolean;
+  private readonly isTimestamp = (t: number) => this.tokenizer.isTimestamp(t);
 
   private constructor(
     private readonly cfg: WhisperModelConfig,
@@ -309,6 +316,8 @@ export class WhisperEngine implements Engine {
     let promptFrom = 0;
     /** This window's encoder window is short (false while a short window's silence is checked in 30 s). */
     let windowShort = shortWindow;
+    /** Windows resumed after a repetition loop so far (see `resumePoint`). */
+    let resumes = 0;
     while (seek < req.audio.length) {
       const window = req.audio.subarray(seek, seek + WHISPER_CHUNK_SAMPLES);
       const offset = seek / WHISPER_SAMPLE_RATE;
@@ -338,6 +347,14 @@ export class WhisperEngine implements Engine {
       const sampleLen = Math.min(224, Math.floor(this.cfg.maxTargetPositions / 2));
       const budget = Math.min(sampleLen, Math.ceil(windowSeconds * decoding.maxTokensPerSecond) + TOKEN_SLACK);
       const random = mulberry32(decoding.seed + seek);
+      /** Where a result cut out of a loop resumes: after its last whole segment, if that is far enough into the window. */
+      const resumePoint = (res: SearchResult): { index: number; samples: number } | null => {
+        if (!res.looped || resumes >= (req.partial ? MAX_LOOP_RESUMES_PARTIAL : MAX_LOOP_RESUMES)) return null;
+        const index = lastClosedSegment(res.tokens, this.isTimestamp);
+        if (index < 0) return null;
+        const seconds = this.tokenizer.timestampSeconds(res.tokens[index]!);
+        return seconds >= MIN_LOOP_RESUME_S && seconds < windowSeconds ? { index, samples: Math.round(seconds * WHISPER_SAMPLE_RATE) } : null;
+      };
       // Every attempt of this window starts with the same first call (prompt and encoder output).
       let first: Promise<DecoderStep> | undefined;
       const firstCall = () => (first ??= this.decoder.run(prompt, hidden, null));
@@ -351,13 +368,16 @@ export class WhisperEngine implements Engine {
       for (const t of temperatures) {
         const result = await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
           prompt, sotIndex: context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, temperature: t, random, signal, firstCall,
+          loopSkip: this.isTimestamp,
         });
         // Stopped by the per-second budget (not by Whisper's own limit): a runaway decode.
         const overrun = budget < sampleLen && result.tokens.length >= budget;
         const attempt = { result, ratio: compressionRatio(this.tokenizer.decode(result.tokens)), temperature: t, overrun };
         tried.push(attempt);
         const lowLogprob = result.avgLogprob < decoding.logProbThreshold;
-        let fallback = attempt.ratio > decoding.compressionRatioThreshold || overrun || (lowLogprob && req.lowLatency !== true);
+        // A loop after whole segments is not retried: the window resumes after those segments.
+        const unresumable = result.looped && resumePoint(result) === null;
+        let fallback = attempt.ratio > decoding.compressionRatioThreshold || overrun || unresumable || (lowLogprob && req.lowLatency !== true);
         if (result.noSpeechProb > decoding.noSpeechThreshold && lowLogprob) fallback = false; // silence
         if (!fallback) {
           chosen = attempt;
@@ -367,8 +387,12 @@ export class WhisperEngine implements Engine {
       // No temperature gave a result that passed the checks, or none was tried for a low log-probability.
       const fallbackFailed = chosen === undefined || (req.lowLatency === true && chosen.result.avgLogprob < decoding.logProbThreshold);
       if (!chosen) {
-        const pool = tried.filter((a) => a.ratio <= decoding.compressionRatioThreshold && !a.overrun);
-        const best = (pool.length > 0 ? pool : tried).reduce((a, b) => (b.result.avgLogprob > a.result.avgLogprob ? b : a));
+        // A result cut out of a loop keeps what came before the loop: it yields to a whole result
+        // that is likely enough, not to a high-temperature sample of noise.
+        const sound = tried.filter((a) => a.ratio <= decoding.compressionRatioThreshold && !a.overrun);
+        const likely = sound.filter((a) => !a.result.looped && a.result.avgLogprob >= decoding.logProbThreshold);
+        const pool = likely.length > 0 ? likely : sound.length > 0 ? sound : tried;
+        const best = pool.reduce((a, b) => (b.result.avgLogprob > a.result.avgLogprob ? b : a));
         chosen = { ...best, temperature: tried[tried.length - 1].temperature }; // the last one tried, as faster-whisper reports
       }
       const { ratio, temperature } = chosen;
@@ -391,18 +415,22 @@ export class WhisperEngine implements Engine {
       windowShort = shortWindow;
       stats.push({ avgLogprob: r.avgLogprob, noSpeechProb: r.noSpeechProb, compressionRatio: ratio, temperature });
       const repetitive = ratio > decoding.compressionRatioThreshold || chosen.overrun;
+      // A loop after whole segments: those are kept, and the window's audio after them is decoded next.
+      const resume = silent || repetitive ? null : resumePoint(r);
+      const tokens = resume ? r.tokens.slice(0, resume.index + 1) : r.tokens;
+      if (resume) resumes++;
       if (!silent && !repetitive) {
-        const windowSegments = tokensToSegments(this.tokenizer, r.tokens, r.tokenLogprobs, offset, windowSeconds, language);
+        const windowSegments = tokensToSegments(this.tokenizer, tokens, r.tokenLogprobs, offset, windowSeconds, language);
         segments.push(...windowSegments);
-        weighted += r.avgLogprob * r.tokens.length;
-        weight += r.tokens.length;
+        weighted += r.avgLogprob * tokens.length;
+        weight += tokens.length;
       }
       // The next window is prompted with the text so far (condition_on_previous_text), unless this one
       // needed a high temperature: then the prompt restarts, as faster-whisper's prompt_reset_on_temperature.
       if (temperature > PROMPT_RESET_TEMPERATURE) promptFrom = segments.length;
       const previous = promptFrom === 0 ? [req.previousText ?? "", ...segments.map((x) => x.text)] : segments.slice(promptFrom).map((x) => x.text);
       context = this.contextPrompt(previous.join(" "), req, language);
-      seek += this.seekAdvance(r.tokens, window.length);
+      seek += resume ? resume.samples : this.seekAdvance(tokens, window.length);
     }
     const text = segments.map((s) => s.text).join(" ").trim();
     const words: WordTiming[] = segments.flatMap((s) => s.words);

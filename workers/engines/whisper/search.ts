@@ -6,6 +6,7 @@ import type * as ort from "onnxruntime-node";
 import type { WhisperTokenizer } from "../../tokenizer/whisper.ts";
 import type { DecoderCache, DecoderStep, WhisperDecoder } from "./decoder.ts";
 import { stopIfAborted } from "../../util/abort.ts";
+import { loopCut } from "./repetition.ts";
 
 export interface FilterConfig {
   tokenizer: WhisperTokenizer;
@@ -187,6 +188,11 @@ export interface SearchOptions {
    * temperature fallback need it once. Absent: each search makes its own.
    */
   firstCall?: () => Promise<DecoderStep>;
+  /**
+   * Stop a hypothesis as soon as its text loops (`loopCut`), keeping the loop's unit once; the
+   * function tells the tokens left out of the comparison (timestamps). Absent: no check.
+   */
+  loopSkip?: (token: number) => boolean;
 }
 
 export interface SearchResult {
@@ -198,8 +204,16 @@ export interface SearchResult {
   /** sumLogprob / (tokens + 1), as openai/whisper computes it. */
   avgLogprob: number;
   noSpeechProb: number;
+  /** The search stopped a repetition loop: `tokens` end where it began (see `SearchOptions.loopSkip`). */
+  looped: boolean;
 }
 
+/** Where a hypothesis's tail loops (-1: it does not, or no check was asked for). */
+function loopAt(tokens: readonly number[], opts: SearchOptions): number {
+  return opts.loopSkip && tokens.length >= 10 ? loopCut(tokens, opts.loopSkip) : -1;
+}
+
+const sumOf = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** Runs greedy decoding, temperature sampling or beam search for one 30-s window. */
 export async function decodeWindow(
@@ -222,12 +236,13 @@ export async function decodeWindow(
     filters.apply(row, sampled);
     return row;
   };
-  const finish = (tokens: number[], logprobs: number[], sum: number): SearchResult => ({
+  const finish = (tokens: number[], logprobs: number[], sum: number, looped = false): SearchResult => ({
     tokens,
     tokenLogprobs: logprobs,
     sumLogprob: sum,
     avgLogprob: sum / (tokens.length + 1),
     noSpeechProb,
+    looped,
   });
 
   if (opts.beamSize <= 1 || opts.temperature > 0) {
@@ -245,6 +260,8 @@ export async function decodeWindow(
       if (token === eot) break;
       tokens.push(token);
       logprobs.push(lp);
+      const cut = loopAt(tokens, opts);
+      if (cut >= 0) return finish(tokens.slice(0, cut), logprobs.slice(0, cut), sumOf(logprobs.slice(0, cut)), true);
       if (step === opts.sampleLen - 1) break;
       await stopIfAborted(opts.signal);
       const next = await decoder.run([token], encoderHidden, cache);
@@ -267,14 +284,14 @@ export async function decodeWindow(
     { tokens: [], logprobs: [], sum: 0, next: proposals(score(lastRow, [])) },
   ];
   let cache = first.cache;
-  const finished: { tokens: number[]; logprobs: number[]; sum: number }[] = [];
+  const finished: { tokens: number[]; logprobs: number[]; sum: number; looped?: boolean }[] = [];
   for (let step = 0; step < opts.sampleLen && live.length > 0; step++) {
     const candidates: { parent: number; token: number; sum: number }[] = [];
     live.forEach((h, parent) => {
       for (const [token, lp] of h.next) candidates.push({ parent, token, sum: h.sum + lp });
     });
     candidates.sort((a, b) => b.sum - a.sum);
-    const kept: typeof candidates = [];
+    let kept: typeof candidates = [];
     for (const c of candidates) {
       if (c.token === eot) {
         const p = live[c.parent];
@@ -284,10 +301,22 @@ export async function decodeWindow(
         if (kept.length === beam) break;
       }
     }
-    const extended = kept.map((c) => {
+    let extended = kept.map((c) => {
       const p = live[c.parent];
       return { tokens: [...p.tokens, c.token], logprobs: [...p.logprobs, p.next.get(c.token)!], sum: c.sum };
     });
+    // A hypothesis caught in a loop ends here, cut where the loop began.
+    const cuts = extended.map((e) => loopAt(e.tokens, opts));
+    if (cuts.some((c) => c >= 0)) {
+      cuts.forEach((c, i) => {
+        if (c < 0 || finished.length >= beam) return;
+        const e = extended[i]!;
+        const logprobs = e.logprobs.slice(0, c);
+        finished.push({ tokens: e.tokens.slice(0, c), logprobs, sum: sumOf(logprobs), looped: true });
+      });
+      kept = kept.filter((_, i) => cuts[i]! < 0);
+      extended = extended.filter((_, i) => cuts[i]! < 0);
+    }
     if (finished.length >= beam || step === opts.sampleLen - 1 || kept.length === 0) {
       for (const e of extended) if (finished.length < beam) finished.push(e);
       break;
@@ -299,17 +328,19 @@ export async function decodeWindow(
     live = extended.map((e, r) => ({ ...e, next: proposals(score(out.logits.subarray(r * V, (r + 1) * V), e.tokens)) }));
   }
   if (finished.length === 0) return finish([], [], 0);
-  // openai/whisper's ranking without a length penalty: sum log-probability / length.
+  // openai/whisper's ranking without a length penalty: sum log-probability / length. A hypothesis
+  // cut out of a loop ranks only when every one was.
+  const whole = finished.filter((f) => !f.looped);
   let best = finished[0];
   let bestScore = -Infinity;
-  for (const f of finished) {
+  for (const f of whole.length > 0 ? whole : finished) {
     const s = f.sum / Math.max(1, f.tokens.length);
     if (s > bestScore) {
       bestScore = s;
       best = f;
     }
   }
-  return finish(best.tokens, best.logprobs, best.sum);
+  return finish(best.tokens, best.logprobs, best.sum, best.looped === true);
 }
 
 function sample(logprobs: Float64Array, random: () => number): number | undefined {

@@ -96,17 +96,33 @@ function buildSegment(
   const words = groups
     .map((g) => ({ text: decoder.decode(new Uint8Array(g.bytes)).trim(), lps: g.lps }))
     .filter((w) => w.text !== "");
-  const totalChars = words.reduce((n, w) => n + [...w.text].length, 0);
+  const weights = words.map((w) => spokenWeight(w.text));
+  const total = weights.reduce((n, x) => n + x, 0);
   const timed: WordTiming[] = [];
   let cursor = start;
-  for (const w of words) {
-    const share = totalChars > 0 ? ((end - start) * [...w.text].length) / totalChars : 0;
+  for (const [i, w] of words.entries()) {
+    const share = total > 0 ? ((end - start) * weights[i]!) / total : 0;
     const mean = w.lps.reduce((a, b) => a + b, 0) / w.lps.length;
     timed.push({ word: w.text, start: round(cursor), end: round(cursor + share), confidence: round(Math.exp(mean)) });
     cursor += share;
   }
   const text = tk.decode(tokens).trim();
   return { start: round(start), end: round(end), text, words: timed };
+}
+
+/**
+ * How long a word takes to say, relative to the others of its segment: its letters, each digit as
+ * a short word ("415" is said as three words, in about as long as "four one five" is written), and
+ * one for the gap before it. Word times are interpolated in proportion (the model gives segment
+ * times only); by letters alone a run of digits got a fraction of its time.
+ */
+export function spokenWeight(word: string): number {
+  let weight = 1;
+  for (const ch of word) {
+    if (/\p{N}/u.test(ch)) weight += 4;
+    else if (/\p{L}/u.test(ch)) weight += 1;
+  }
+  return weight;
 }
 
 function isCompleteUtf8(bytes: number[]): boolean {

@@ -46,10 +46,12 @@ async function engineFor(script: WhisperScript, opts: Partial<WhisperEngineOptio
   return { engine, calls, dir };
 }
 
+/** Thirteen one-token words: repeated, a period longer than the loop check's unit (`MAX_LOOP_UNIT`). */
+const PHRASE = [" the", " a", " of", " and", " to", " in", " is", " it", " that", " was", " he", " for", " on"].map(one);
 const HELLO_PLAN = [ts(0), ...tk.encode(" Hello world"), ts(1), ts(1), ...tk.encode(" How are you?"), ts(2.4)];
 
 describe("Whisper engine on a scripted fixture", () => {
-  test("greedy decoding yields the scripted text, segments and proportional word timings", async () => {
+  test("greedy decoding yields the scripted text, segments and word timings in proportion to their spoken length", async () => {
     const { engine, calls } = await engineFor(forced(HELLO_PLAN), { decoding: { beamSize: 1 } });
     const r = await engine.transcribe({ audio: jfk, partial: false, languages: ["en"] });
     expect(r.text).toBe("Hello world How are you?");
@@ -62,9 +64,9 @@ describe("Whisper engine on a scripted fixture", () => {
     expect(r.words.map((w) => [w.word, w.start, w.end])).toEqual([
       ["Hello", 0, 0.5],
       ["world", 0.5, 1],
-      ["How", 1, 1.42],
-      ["are", 1.42, 1.84],
-      ["you?", 1.84, 2.4],
+      ["How", 1, 1.467],
+      ["are", 1.467, 1.933],
+      ["you?", 1.933, 2.4],
     ]);
     for (const w of r.words) expect(w.confidence).toBeGreaterThan(0.99);
     expect(r.confidence).toBeGreaterThan(0.99);
@@ -142,8 +144,8 @@ describe("Whisper engine on a scripted fixture", () => {
   });
 
   test("compression-ratio guard rejects a repetitive transcript after the temperature fallback", async () => {
-    const the = one(" the");
-    const plan = [ts(0), ...Array.from({ length: 60 }, () => the), ts(5)];
+    // A phrase of 13 tokens, longer than the loop check's unit, five times over.
+    const plan = [ts(0), ...Array.from({ length: 5 }, () => PHRASE).flat(), ts(5)];
     const { engine, calls } = await engineFor(forced(plan), { decoding: { beamSize: 1, temperatures: [0, 0.5, 1] } });
     const r = await engine.transcribe({ audio: jfk, partial: false, languages: ["en"] });
     expect(r.stats[0].compressionRatio).toBeGreaterThan(2.4);
@@ -157,9 +159,10 @@ describe("Whisper engine on a scripted fixture", () => {
     await engine.dispose();
   });
 
-  test("a decode looping on a short utterance stops at the per-second token budget and yields nothing", async () => {
+  test("a decode running on past its audio stops at the per-second token budget and yields nothing", async () => {
     const [b, dot] = [one(" B"), one(".")];
-    const loop = [ts(0), ...Array.from({ length: 110 }, (_, i) => (i % 2 === 0 ? b : dot))];
+    // 110 tokens in a period of 13: longer than the loop check's unit, so only the budget stops it.
+    const loop = [ts(0), ...Array.from({ length: 110 }, (_, i) => PHRASE[i % PHRASE.length]!)];
     const { engine, calls } = await engineFor(forced(loop), { decoding: { beamSize: 1, temperatures: [0] } });
     const half = jfk.subarray(16000, 24000); // 0.5 s: a budget of ceil(0.5 × 20) + 16 = 26 tokens
     const r = await engine.transcribe({ audio: half, partial: true, languages: ["en"] });
@@ -175,6 +178,34 @@ describe("Whisper engine on a scripted fixture", () => {
     expect((await short.engine.transcribe({ audio: half, partial: true, languages: ["en"] })).text).toBe("B.");
     await engine.dispose();
     await short.engine.dispose();
+  });
+
+  test("a repetition loop is stopped as soon as it repeats: what came before it and its unit once are kept", async () => {
+    const [b, dot] = [one(" B"), one(".")];
+    const card = tk.encode(" My card number is 41");
+    const loop = [ts(0), ...card, ...Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? one("-") : one("11")))];
+    const { engine, calls } = await engineFor(forced(loop), { decoding: { beamSize: 1, temperatures: [0] } });
+    const r = await engine.transcribe({ audio: jfk, partial: true, languages: ["en"] });
+    expect(r.text).toBe("My card number is 41-11");
+    // Stopped at the sixth "-11", not at Whisper's limit of 224 tokens.
+    expect(calls.length).toBe(1 + card.length + 12);
+    // A final whose every attempt loops keeps the same text, the beam search stopping the loop too.
+    const beam = await engineFor(forced(loop), { decoding: { beamSize: 5, temperatures: [0, 0.5] } });
+    const f = await beam.engine.transcribe({ audio: jfk, partial: false, languages: ["en"] });
+    expect(f.text).toBe("My card number is 41-11");
+    expect(beam.calls.length).toBeLessThan(3 * (1 + card.length + 12)); // two attempts, far from 2 × 224
+    // After whole segments, a loop is not retried at other temperatures: the window resumes after them.
+    const resumed = [ts(0), ...tk.encode(" You can reach me."), ts(2), ts(2), ...card, ...Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? b : dot))];
+    const again = await engineFor(forced(resumed), { decoding: { beamSize: 1, temperatures: [0, 0.5] } });
+    const g = await again.engine.transcribe({ audio: jfk, partial: false, languages: ["en"] });
+    // The first window at temperature 0 only, then a second one resumed at 2 s (the fixture's script
+    // does not follow the new prompt there).
+    expect(g.stats.length).toBe(2);
+    expect(g.stats[0]!.temperature).toBe(0);
+    expect(g.segments[0]).toMatchObject({ start: 0, end: 2, text: "You can reach me." });
+    await engine.dispose();
+    await beam.engine.dispose();
+    await again.engine.dispose();
   });
 
   test("VAD gating, translation, vocabulary prompt, long audio and bad input", async () => {

@@ -1,0 +1,45 @@
+import { describe, expect, test } from "bun:test";
+import { lastClosedSegment, loopCut, loopRepeats } from "./repetition.ts";
+
+const TS = 1000; // token ids from here on stand for timestamps in these tests
+const isTs = (t: number) => t >= TS;
+const times = (n: number, unit: number[]) => Array.from({ length: n }, () => unit).flat();
+
+describe("repetition loops", () => {
+  test("a unit repeated as often as its threshold is a loop, cut after its first occurrence", () => {
+    // "My card number is 41-11-11-11-11-11-11": the unit (-, 11) six times.
+    const tokens = [1, 2, 3, 4, 41, ...times(6, [7, 11])];
+    expect(loopCut(tokens)).toBe(7);
+    expect(tokens.slice(0, loopCut(tokens))).toEqual([1, 2, 3, 4, 41, 7, 11]);
+    // One repetition fewer is not a loop.
+    expect(loopCut([1, 2, 3, 4, 41, ...times(5, [7, 11])])).toBe(-1);
+    // A single token needs ten in a row; a longer unit four.
+    expect(loopCut([5, ...times(9, [9])])).toBe(-1);
+    expect(loopCut([5, ...times(10, [9])])).toBe(2);
+    expect(loopCut([5, ...times(4, [1, 2, 3])])).toBe(4);
+    expect(loopRepeats(1)).toBeGreaterThan(loopRepeats(2));
+  });
+
+  test("speech that repeats a little is not a loop: a word four times, digits of a card number", () => {
+    // "no, no, no, no"
+    expect(loopCut(times(4, [20, 21]))).toBe(-1);
+    // "4-1-1-1, 1-1-1-1, 1-1-1-1": the group repeats three times
+    expect(loopCut([4, ...times(3, [7, 1]), 8, 1, ...times(3, [7, 1]), 8, 1, ...times(3, [7, 1])])).toBe(-1);
+    expect(loopCut([])).toBe(-1);
+  });
+
+  test("timestamps are left out of the comparison: a loop of segments with rising times is found", () => {
+    const tokens = [TS, 1, 2, TS + 50, TS + 50, 1, 2, TS + 60, TS + 60, 1, 2, TS + 70, TS + 70, 1, 2, TS + 80, TS + 80, 1, 2, TS + 90];
+    // text: 1 2 1 2 1 2 1 2 1 2 → unit (1, 2) five times: not yet a loop; a sixth makes one
+    expect(loopCut(tokens, isTs)).toBe(-1);
+    const more = [...tokens, TS + 90, 1, 2];
+    const cut = loopCut(more, isTs);
+    expect(more.slice(0, cut)).toEqual([TS, 1, 2, TS + 50, TS + 50]);
+  });
+
+  test("lastClosedSegment is the last timestamp that follows text", () => {
+    expect(lastClosedSegment([TS, 1, 2, TS + 50, TS + 50, 3, 4], isTs)).toBe(3);
+    expect(lastClosedSegment([TS, 1, 2], isTs)).toBe(-1);
+    expect(lastClosedSegment([TS, 1, TS + 5], isTs)).toBe(2);
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * Repetition loops in a decode: Whisper, given audio it cannot make out (digits read fast, noise, a
+ * prompt full of numbers), may emit the same few tokens over and over until its token limit. The
+ * gzip ratio catches such a loop only once the text is long (a short "41, 41, 41, 41" compresses
+ * badly), so the search checks the tail of each hypothesis as it grows and stops it once it loops.
+ */
+
+/** Longest repeated unit looked for, in text tokens. */
+export const MAX_LOOP_UNIT = 12;
+
+/**
+ * Consecutive repetitions of a unit of `unit` text tokens that make a loop. Short units need more:
+ * a word or digit said four times running ("no, no, no, no"; "1111") is speech, ten times is not.
+ * Every threshold asks for about a dozen tokens of pure repetition.
+ */
+export function loopRepeats(unit: number): number {
+  return unit === 1 ? 10 : unit === 2 ? 6 : 4;
+}
+
+/**
+ * Where a repetition loop at the end of `tokens` starts to repeat, as an index into `tokens`: the
+ * tokens before it hold the loop's unit once (what was probably said), those from it on are the
+ * loop. -1 when the tail does not loop. Tokens for which `skip` is true (timestamps) are left out
+ * of the comparison: a loop across segments repeats its text, not its times.
+ */
+export function loopCut(tokens: readonly number[], skip: (t: number) => boolean = () => false): number {
+  const text: number[] = [];
+  const at: number[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (!skip(tokens[i]!)) {
+      text.push(tokens[i]!);
+      at.push(i);
+    }
+  }
+  const n = text.length;
+  for (let p = 1; p <= MAX_LOOP_UNIT; p++) {
+    const need = loopRepeats(p);
+    if (n < p * need) break;
+    // Count how far back the last unit repeats with period p.
+    let same = 0;
+    while (same < n - p && text[n - 1 - same] === text[n - 1 - same - p]) same++;
+    const repeats = Math.floor(same / p) + 1;
+    if (repeats >= need) {
+      // The loop's tokens begin (repeats − 1) units before the last one; the first unit is kept.
+      const firstUnitStart = n - repeats * p;
+      return at[firstUnitStart + p]!;
+    }
+  }
+  return -1;
+}
+
+/**
+ * The index of the last timestamp in `tokens` that closes a segment (follows its text), or -1: a
+ * decode cut out of a loop can resume there, the segments before it being whole.
+ */
+export function lastClosedSegment(tokens: readonly number[], isTimestamp: (t: number) => boolean): number {
+  for (let i = tokens.length - 1; i >= 1; i--) if (isTimestamp(tokens[i]!) && !isTimestamp(tokens[i - 1]!)) return i;
+  return -1;
+}
