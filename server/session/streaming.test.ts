@@ -4,12 +4,11 @@ import {
   STREAMING_PROFILES,
   UtteranceStream,
   agreedPrefix,
-  alignToCommitted,
-  normalizeWord,
   type StreamDecodeRequest,
   type StreamView,
   type StreamingProfile,
 } from "./streaming.ts";
+import { afterCommitted, afterReread, alignToCommitted, normalizeWord } from "./overlap.ts";
 
 const RATE = 16000;
 
@@ -53,6 +52,36 @@ describe("agreement helpers", () => {
     // Nothing to match on: by time (midpoints up to the last committed word's end, 3 s).
     expect(alignToCommitted([w("x", 0, 1), w("y", 1, 2.9), w("z", 3, 4)], committed)).toBe(2);
     expect(alignToCommitted(words("fellow"), [])).toBe(0);
+  });
+
+  test("afterCommitted finds the end of the committed text however the decode spells it", () => {
+    const text = (ws: WordTiming[]) => ws.map((x) => x.word).join(" ");
+    // The same words: the rest.
+    expect(text(afterCommitted(words("and so my fellow"), words("And so, my")))).toBe("fellow");
+    // Digits grouped otherwise: the committed digits end inside a word, whose rest is kept.
+    expect(text(afterCommitted(words("You can reach me at 415-555-0132. My card"), words("You can reach me at 415, 5, 5, 5,")))).toBe("0132. My card");
+    expect(text(afterCommitted(words("at 415, 5, 5, 5, 0132."), words("at 415-555")))).toBe("0132.");
+    // A re-spelled and a dropped word: aligned after the last committed word.
+    expect(text(afterCommitted(words("an so my fellow"), words("and so my")))).toBe("fellow");
+    expect(text(afterCommitted(words("And so my fellow Americans, ask not what you are"), words("And so my fellow Americans. asked not")))).toBe("what you are");
+    expect(text(afterCommitted(words("and so fellow Americans ask"), words("and so my fellow Americans")))).toBe("ask");
+    expect(text(afterCommitted(words("My card number is 4532, 7189"), words("My current number is 4, 5, 3, 2.")))).toBe("7189");
+    // Nothing alike: by time, as alignToCommitted.
+    expect(text(afterCommitted([w("x", 0, 1), w("y", 1, 2.9), w("z", 3, 4)], words("and so my")))).toBe("z");
+    // The rest of a split word is timed in proportion to its characters.
+    const [rest] = afterCommitted([w("415-555-0132.", 2, 4)], [w("415555", 2, 3)]);
+    expect(rest).toMatchObject({ word: "0132.", start: 3.2, end: 4 });
+  });
+
+  test("afterReread leaves out the words before a buffer cut where the decode repeats them, and only there", () => {
+    const text = (ws: WordTiming[]) => ws.map((x) => x.word).join(" ");
+    // Repeated (as committed, or spelled otherwise), then the committed words in the buffer.
+    expect(text(afterReread(words("5, 0132. My card number"), words("5,"), words("0132.")))).toBe("My card number");
+    expect(text(afterReread(words("country. And so"), words("country,"), []))).toBe("And so");
+    expect(text(afterReread(words("555-0132. My"), words("5, 5, 5"), []))).toBe("0132. My");
+    // Not repeated: nothing of the decode is lost.
+    expect(text(afterReread(words("w8 w9 w10"), words("w7."), words("w8")))).toBe("w9 w10");
+    expect(text(afterReread(words("0132. My card"), words("5,"), []))).toBe("0132. My card");
   });
 });
 

@@ -28,13 +28,14 @@
  * - The final is the committed words plus the tail: the tail of the newest decode that covered the
  *   whole utterance when it was a final-settings decode (the speculative one) or the profile allows
  *   reusing partial decodes (`reuseCoveringDecode`), else of one decode of the buffer with the final
- *   search settings. A decode with fewer words than the committed words it should repeat skipped
+ *   search settings. A decode with less text than the committed words it should repeat skipped
  *   audio (Whisper does when the prompt ends mid-sentence): the final then decodes the buffer again,
  *   without the prompt if needed.
  *
  * The module knows no engine and no session: it is given a `decode` function.
  */
 import type { TranscribeResult, WordTiming } from "../../workers/coordinator/types.ts";
+import { afterReread, normalizeWord, textLength } from "./overlap.ts";
 
 export type LatencyProfile = "low_latency" | "balanced" | "accurate";
 
@@ -164,11 +165,6 @@ export interface UtteranceStreamOptions {
   holdPartialsMs?: number;
 }
 
-/** Lower case, letters and digits only: how words are compared between decodes. */
-export function normalizeWord(word: string): string {
-  return word.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
-}
-
 const same = (a: WordTiming, b: WordTiming) => normalizeWord(a.word) === normalizeWord(b.word);
 
 /** Longest common prefix (in words) of all the hypotheses. */
@@ -183,32 +179,11 @@ export function agreedPrefix(hypotheses: WordTiming[][]): number {
   return n;
 }
 
-/**
- * How many leading words of a new decode of the buffer stand for the `committed` words already in
- * it: the committed words themselves when the decode repeats them; else the cut, within three words
- * of that count, after which the decode best matches the last three committed words (a decode may
- * re-spell or drop a committed word); else, with no match at all, by time.
- */
-export function alignToCommitted(words: WordTiming[], committed: WordTiming[]): number {
-  const n = committed.length;
-  if (n === 0) return 0;
-  if (words.length >= n && committed.every((c, i) => same(c, words[i]!))) return n;
-  let best = -1;
-  let bestScore = 0;
-  for (let j = Math.max(1, n - 3); j <= Math.min(words.length, n + 3); j++) {
-    let score = 0;
-    for (let i = 1; i <= Math.min(3, n, j); i++) if (same(words[j - i]!, committed[n - i]!)) score += i === 1 ? 1.5 : 1;
-    if (score > bestScore || (score === bestScore && score > 0 && Math.abs(j - n) < Math.abs(best - n))) {
-      best = j;
-      bestScore = score;
-    }
-  }
-  if (best >= 0) return best;
-  const last = committed[n - 1]!;
-  let k = 0;
-  while (k < words.length && (words[k]!.start + words[k]!.end) / 2 <= last.end) k++;
-  return k;
-}
+/** Seconds of audio before a buffer cut that the next decodes still cover (see `UtteranceStream.cut`). */
+const CUT_OVERLAP_S = 0.3;
+
+/** A decode with less text than this share of the committed words it re-reads skipped audio. */
+const SKIP_RATIO = 0.8;
 
 const SENTENCE_END = /[.?!…。？！]["')\]]*$/;
 
@@ -223,7 +198,7 @@ interface Decoded {
   /** Wall seconds from the request to the result. */
   seconds: number;
   /**
-   * The decode has fewer words than the committed words it should repeat: Whisper skipped part of
+   * The decode has less text than the committed words it should repeat: Whisper skipped part of
    * the buffer (it does so when the prompt ends mid-sentence and the buffer goes on from there).
    */
   skipped: boolean;
@@ -428,9 +403,12 @@ export class UtteranceStream {
     const words = (r.noSpeech ? [] : r.words)
       .filter((w) => w.word.trim() !== "")
       .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
-    const k = alignToCommitted(words, this.committed);
-    const skipped = words.length < this.committed.length;
-    const decoded: Decoded = { audioEnd: audio.length, tentative: words.slice(k), language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped };
+    // Fewer words and fewer letters and digits than the committed words it should repeat (a number
+    // written in fewer words is not a skip).
+    const before = this.beforeBuffer();
+    const skipped = words.length < this.committed.length && textLength(words) < SKIP_RATIO * textLength(this.committed);
+    const tentative = afterReread(words, before, this.committed);
+    const decoded: Decoded = { audioEnd: audio.length, tentative, language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped };
     this.latest = decoded;
     return decoded;
   }
@@ -477,8 +455,19 @@ export class UtteranceStream {
     const last = moved[moved.length - 1]!;
     const next = this.committed[0] ?? this.history[this.history.length - 1]?.[0];
     const cutS = next !== undefined ? Math.max(last.end, Math.min(next.start, last.end + 0.1)) : last.end;
-    this.bufferStart = Math.max(this.bufferStart, Math.round(cutS * this.rate));
+    // The buffer starts a little before the cut: word times are estimates, and a buffer starting
+    // late would lose the start of the next word. What the decodes re-read of the words before the
+    // cut is left out (`beforeBuffer`, `afterReread`).
+    this.bufferStart = Math.max(this.bufferStart, Math.round(Math.max(0, cutS - CUT_OVERLAP_S) * this.rate));
     this.stats.cuts++;
+  }
+
+  /** The words before the buffer that end inside it (see `cut`): a decode of the buffer may repeat them. */
+  private beforeBuffer(): WordTiming[] {
+    const from = this.bufferStart / this.rate + 0.01;
+    let i = this.done.length;
+    while (i > 0 && this.done[i - 1]!.end > from) i--;
+    return this.done.slice(i);
   }
 
   private view(tentative: WordTiming[], d: Decoded, speculative = false): StreamView {

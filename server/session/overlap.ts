@@ -1,0 +1,149 @@
+/**
+ * Where a new decode of a streamed utterance's buffer goes past the words already committed from
+ * it. Every decode re-reads the committed words' audio, and writes them its own way: "415, 5, 5, 5"
+ * may come back as "415-555-0132.", "current" as "card". Matching whole words then fails and the
+ * committed words would be shown twice; matching characters (letters and digits, case ignored)
+ * finds the end of the committed text even inside a word, which is then split.
+ */
+import type { WordTiming } from "../../workers/coordinator/types.ts";
+
+/** Lower case, letters and digits only: how words are compared between decodes. */
+export function normalizeWord(word: string): string {
+  return word.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+}
+
+const same = (a: WordTiming, b: WordTiming) => normalizeWord(a.word) === normalizeWord(b.word);
+
+/**
+ * Edits per committed character up to which a decode still counts as repeating the committed text
+ * (a re-spelled or dropped word); beyond it the words are matched as `alignToCommitted` does.
+ */
+const MAX_EDIT_RATE = 0.25;
+
+/**
+ * The words of `words` (a new decode of the buffer) after those standing for `committed` (the
+ * committed words in the buffer, in order). When the committed text ends inside a word of the
+ * decode, that word's rest is kept, timed in proportion to its characters.
+ */
+export function afterCommitted(words: WordTiming[], committed: WordTiming[]): WordTiming[] {
+  const n = committed.length;
+  if (n === 0) return words;
+  if (words.length >= n && committed.every((c, i) => same(c, words[i]!))) return words.slice(n);
+  const c = committed.map((w) => normalizeWord(w.word)).join("");
+  const normalized = words.map((w) => normalizeWord(w.word));
+  const end = c.length > 0 ? alignedEnd(c, normalized, Math.max(1, Math.floor(MAX_EDIT_RATE * c.length))) : null;
+  if (end === null) return words.slice(alignToCommitted(words, committed));
+  return wordsAfter(words, normalized, end);
+}
+
+/**
+ * The words of a decode after the committed words it re-reads: `before`, the end of the text
+ * before a buffer cut (the decode may or may not repeat it: it is left out where the decode starts
+ * with it, allowing a quarter of its characters to differ), then `committed` (`afterCommitted`).
+ */
+export function afterReread(words: WordTiming[], before: WordTiming[], committed: WordTiming[]): WordTiming[] {
+  let rest = words;
+  const c = before.map((w) => normalizeWord(w.word)).join("");
+  if (c.length > 0) {
+    const normalized = words.map((w) => normalizeWord(w.word));
+    const end = alignedEnd(c, normalized, Math.floor(MAX_EDIT_RATE * c.length));
+    if (end !== null) rest = wordsAfter(words, normalized, end);
+  }
+  return afterCommitted(rest, committed);
+}
+
+/** The words after the first `end` letters and digits (`normalized`: each word's), a word split there keeping its rest. */
+function wordsAfter(words: WordTiming[], normalized: string[], end: number): WordTiming[] {
+  let consumed = 0;
+  for (let i = 0; i < words.length; i++) {
+    const len = normalized[i]!.length;
+    if (consumed + len <= end) {
+      consumed += len;
+      continue;
+    }
+    const inside = end - consumed;
+    if (inside === 0) return words.slice(i);
+    return [restOf(words[i]!, inside, len), ...words.slice(i + 1)];
+  }
+  return [];
+}
+
+/**
+ * The end (in characters of `d`) of the prefix of `d` that `c` aligns to with the fewest edits
+ * (Levenshtein, `c` whole against a prefix of `d`, the words joined), when there are at most `maxEdits`; ties go to
+ * an end between words, then to the end nearest `c`'s length.
+ */
+function alignedEnd(c: string, words: string[], maxEdits: number): number | null {
+  const d = words.join("");
+  const boundaries = new Set<number>();
+  let at = 0;
+  for (const w of words) boundaries.add((at += w.length));
+  let prev = new Int32Array(d.length + 1);
+  let cur = new Int32Array(d.length + 1);
+  for (let j = 0; j <= d.length; j++) prev[j] = j;
+  for (let i = 1; i <= c.length; i++) {
+    cur[0] = i;
+    const ci = c.charCodeAt(i - 1);
+    for (let j = 1; j <= d.length; j++) {
+      const sub = prev[j - 1]! + (ci === d.charCodeAt(j - 1) ? 0 : 1);
+      cur[j] = Math.min(sub, prev[j]! + 1, cur[j - 1]! + 1);
+    }
+    [prev, cur] = [cur, prev];
+  }
+  let best = -1;
+  for (let j = 0; j <= d.length; j++) {
+    if (best < 0 || prev[j]! < prev[best]!) best = j;
+    else if (prev[j] === prev[best]) {
+      const jb = boundaries.has(j) || j === 0;
+      const bb = boundaries.has(best) || best === 0;
+      if ((jb && !bb) || (jb === bb && Math.abs(j - c.length) < Math.abs(best - c.length))) best = j;
+    }
+  }
+  return prev[best]! <= maxEdits ? best : null;
+}
+
+/** The part of `w` after its first `inside` letters and digits (of `total`), punctuation before it dropped. */
+function restOf(w: WordTiming, inside: number, total: number): WordTiming {
+  let seen = 0;
+  let k = 0;
+  const chars = [...w.word];
+  while (k < chars.length && seen < inside) {
+    if (normalizeWord(chars[k]!) !== "") seen++;
+    k++;
+  }
+  while (k < chars.length && normalizeWord(chars[k]!) === "") k++;
+  const start = w.start + ((w.end - w.start) * inside) / total;
+  return { ...w, word: chars.slice(k).join(""), start: Math.round(start * 1000) / 1000 };
+}
+
+/**
+ * How many leading words of a new decode of the buffer stand for the `committed` words already in
+ * it: the committed words themselves when the decode repeats them; else the cut, within three words
+ * of that count, after which the decode best matches the last three committed words (a decode may
+ * re-spell or drop a committed word); else, with no match at all, by time.
+ */
+export function alignToCommitted(words: WordTiming[], committed: WordTiming[]): number {
+  const n = committed.length;
+  if (n === 0) return 0;
+  if (words.length >= n && committed.every((c, i) => same(c, words[i]!))) return n;
+  let best = -1;
+  let bestScore = 0;
+  for (let j = Math.max(1, n - 3); j <= Math.min(words.length, n + 3); j++) {
+    let score = 0;
+    for (let i = 1; i <= Math.min(3, n, j); i++) if (same(words[j - i]!, committed[n - i]!)) score += i === 1 ? 1.5 : 1;
+    if (score > bestScore || (score === bestScore && score > 0 && Math.abs(j - n) < Math.abs(best - n))) {
+      best = j;
+      bestScore = score;
+    }
+  }
+  if (best >= 0) return best;
+  const last = committed[n - 1]!;
+  let k = 0;
+  while (k < words.length && (words[k]!.start + words[k]!.end) / 2 <= last.end) k++;
+  return k;
+}
+
+/** Letters and digits in `words` (how much text a decode holds, whatever its spelling of numbers). */
+export function textLength(words: WordTiming[]): number {
+  return words.reduce((n, w) => n + normalizeWord(w.word).length, 0);
+}
