@@ -7,9 +7,13 @@
  */
 import type { WordTiming } from "../../workers/coordinator/types.ts";
 
-/** Lower case, letters and digits only: how words are compared between decodes. */
+/** English digit names: decodes write a digit either way ("Four." / "4."). */
+const DIGIT_NAMES: Record<string, string> = { zero: "0", one: "1", two: "2", three: "3", four: "4", five: "5", six: "6", seven: "7", eight: "8", nine: "9" };
+
+/** Lower case, letters and digits only, an English digit name as its digit: how words are compared between decodes. */
 export function normalizeWord(word: string): string {
-  return word.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+  const w = word.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+  return DIGIT_NAMES[w] ?? w;
 }
 
 const same = (a: WordTiming, b: WordTiming) => normalizeWord(a.word) === normalizeWord(b.word);

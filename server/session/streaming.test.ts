@@ -31,6 +31,7 @@ describe("agreement helpers", () => {
     expect(normalizeWord("Americans,")).toBe("americans");
     expect(normalizeWord("Don't")).toBe("dont");
     expect(normalizeWord("...")).toBe("");
+    expect(normalizeWord("Four.")).toBe(normalizeWord("4"));
   });
 
   test("agreedPrefix is the longest prefix every hypothesis shares", () => {
