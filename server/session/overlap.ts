@@ -36,7 +36,8 @@ export function afterCommitted(words: WordTiming[], committed: WordTiming[]): Wo
   const c = committed.map((w) => normalizeWord(w.word)).join("");
   const normalized = words.map((w) => normalizeWord(w.word));
   const end = c.length > 0 ? alignedEnd(c, normalized, Math.max(1, Math.floor(MAX_EDIT_RATE * c.length))) : null;
-  if (end === null) return words.slice(alignToCommitted(words, committed));
+  // No alignment, and less text than the committed words: the decode skipped audio, nothing is new.
+  if (end === null) return normalized.join("").length < c.length ? [] : words.slice(alignToCommitted(words, committed));
   return wordsAfter(words, normalized, end);
 }
 

@@ -67,8 +67,10 @@ describe("agreement helpers", () => {
     expect(text(afterCommitted(words("And so my fellow Americans, ask not what you are"), words("And so my fellow Americans. asked not")))).toBe("what you are");
     expect(text(afterCommitted(words("and so fellow Americans ask"), words("and so my fellow Americans")))).toBe("ask");
     expect(text(afterCommitted(words("My card number is 4532, 7189"), words("My current number is 4, 5, 3, 2.")))).toBe("7189");
+    // A decode that stopped short of the committed text (it skipped audio) adds nothing.
+    expect(afterCommitted(words("You can reach me at 415-"), words("You can reach me at 415. I'm fine, fine, 5, 550032"))).toEqual([]);
     // Nothing alike: by time, as alignToCommitted.
-    expect(text(afterCommitted([w("x", 0, 1), w("y", 1, 2.9), w("z", 3, 4)], words("and so my")))).toBe("z");
+    expect(text(afterCommitted([w("xylophone", 0, 1), w("yak", 1, 2.9), w("zebra", 3, 4)], words("and so my")))).toBe("zebra");
     // The rest of a split word is timed in proportion to its characters.
     const [rest] = afterCommitted([w("415-555-0132.", 2, 4)], [w("415555", 2, 3)]);
     expect(rest).toMatchObject({ word: "0132.", start: 3.2, end: 4 });

@@ -13,7 +13,7 @@ import { loadWhisperConfig, type QuantizedChoice, type WhisperModelConfig } from
 import { type DecoderCallTrace, type DecoderStep, WhisperDecoder } from "./decoder.ts";
 import { WhisperEncoder } from "./encoder.ts";
 import { LogitFilters, decodeWindow, logSoftmax, type PhraseBias, type SearchResult } from "./search.ts";
-import { compressionRatio, tokensToSegments, type TimedSegment } from "./segments.ts";
+import { compressionRatio, spokenWeight, tokensToSegments, type TimedSegment } from "./segments.ts";
 import { lastClosedSegment } from "./repetition.ts";
 import { mulberry32 } from "../../util/prng.ts";
 import { stopIfAborted } from "../../util/abort.ts";
@@ -73,6 +73,12 @@ const MIN_LOOP_RESUME_S = 1;
 /** Most loop resumes per request: a final, a partial (each costs an encoder call). */
 const MAX_LOOP_RESUMES = 3;
 const MAX_LOOP_RESUMES_PARTIAL = 1;
+/**
+ * Seconds per unit of `spokenWeight` at a usual speaking rate (about 150 words a minute), a little
+ * fast: a loop's start estimated early is re-read (the prompt ends with its text, which Whisper
+ * does not repeat), one estimated late would lose words.
+ */
+const SECONDS_PER_SPOKEN_WEIGHT = 0.06;
 /** A window decoded above this temperature is not used as the next window's prompt (faster-whisper's prompt_reset_on_temperature). */
 const PROMPT_RESET_TEMPERATURE = 0.5;
 
@@ -347,13 +353,27 @@ export class WhisperEngine implements Engine {
       const sampleLen = Math.min(224, Math.floor(this.cfg.maxTargetPositions / 2));
       const budget = Math.min(sampleLen, Math.ceil(windowSeconds * decoding.maxTokensPerSecond) + TOKEN_SLACK);
       const random = mulberry32(decoding.seed + seek);
-      /** Where a result cut out of a loop resumes: after its last whole segment, if that is far enough into the window. */
-      const resumePoint = (res: SearchResult): { index: number; samples: number } | null => {
+      /**
+       * Where a result cut out of a loop resumes, and the tokens it keeps: after the text before the
+       * loop, timed at the speaking rate from its segment's start (the loop left no closing
+       * timestamp), else after its last whole segment; null when neither is far enough into the
+       * window to make progress, or the request has had its resumes.
+       */
+      const resumePoint = (res: SearchResult): { tokens: number[]; samples: number } | null => {
         if (!res.looped || resumes >= (req.partial ? MAX_LOOP_RESUMES_PARTIAL : MAX_LOOP_RESUMES)) return null;
-        const index = lastClosedSegment(res.tokens, this.isTimestamp);
-        if (index < 0) return null;
-        const seconds = this.tokenizer.timestampSeconds(res.tokens[index]!);
-        return seconds >= MIN_LOOP_RESUME_S && seconds < windowSeconds ? { index, samples: Math.round(seconds * WHISPER_SAMPLE_RATE) } : null;
+        const tk = this.tokenizer;
+        const usable = (seconds: number) => seconds >= MIN_LOOP_RESUME_S && seconds < windowSeconds - MIN_LOOP_RESUME_S / 2;
+        const closed = lastClosedSegment(res.tokens, this.isTimestamp);
+        const opener = res.tokens.findIndex((t, i) => i > closed && tk.isTimestamp(t));
+        const text = opener >= 0 ? res.tokens.slice(opener + 1).filter((t) => !tk.isTimestamp(t)) : [];
+        if (text.length > 0) {
+          const weight = tk.decode(text).split(/\s+/).filter((w) => w !== "").reduce((n, w) => n + spokenWeight(w), 0);
+          const end = Math.round((tk.timestampSeconds(res.tokens[opener]!) + SECONDS_PER_SPOKEN_WEIGHT * weight) / 0.02) * 0.02;
+          if (usable(end)) return { tokens: [...res.tokens, tk.timestampBegin + Math.round(end / 0.02)], samples: Math.round(end * WHISPER_SAMPLE_RATE) };
+        }
+        if (closed < 0) return null;
+        const seconds = tk.timestampSeconds(res.tokens[closed]!);
+        return usable(seconds) ? { tokens: res.tokens.slice(0, closed + 1), samples: Math.round(seconds * WHISPER_SAMPLE_RATE) } : null;
       };
       // Every attempt of this window starts with the same first call (prompt and encoder output).
       let first: Promise<DecoderStep> | undefined;
@@ -417,7 +437,7 @@ export class WhisperEngine implements Engine {
       const repetitive = ratio > decoding.compressionRatioThreshold || chosen.overrun;
       // A loop after whole segments: those are kept, and the window's audio after them is decoded next.
       const resume = silent || repetitive ? null : resumePoint(r);
-      const tokens = resume ? r.tokens.slice(0, resume.index + 1) : r.tokens;
+      const tokens = resume ? resume.tokens : r.tokens;
       if (resume) resumes++;
       if (!silent && !repetitive) {
         const windowSegments = tokensToSegments(this.tokenizer, tokens, r.tokenLogprobs, offset, windowSeconds, language);

@@ -180,26 +180,29 @@ describe("Whisper engine on a scripted fixture", () => {
     await short.engine.dispose();
   });
 
-  test("a repetition loop is stopped as soon as it repeats: what came before it and its unit once are kept", async () => {
+  test("a repetition loop is stopped as soon as it repeats, what came before it and its unit once kept, and the window resumed after it", async () => {
     const [b, dot] = [one(" B"), one(".")];
     const card = tk.encode(" My card number is 41");
     const loop = [ts(0), ...card, ...Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? one("-") : one("11")))];
-    const { engine, calls } = await engineFor(forced(loop), { decoding: { beamSize: 1, temperatures: [0] } });
+    // A loop in the first segment: resumed where the text before it ends at the speaking rate (the
+    // loop left no timestamp). The fixture's script does not follow the resumed window's prompt.
+    const { engine, calls } = await engineFor(forced(loop), { decoding: { beamSize: 1, temperatures: [0, 0.5] } });
     const r = await engine.transcribe({ audio: jfk, partial: true, languages: ["en"] });
-    expect(r.text).toBe("My card number is 41-11");
-    // Stopped at the sixth "-11", not at Whisper's limit of 224 tokens.
-    expect(calls.length).toBe(1 + card.length + 12);
-    // A final whose every attempt loops keeps the same text, the beam search stopping the loop too.
+    expect(r.segments[0]).toMatchObject({ start: 0, text: "My card number is 41-11" });
+    // "My"(3) "card"(5) "number"(7) "is"(3) "41-11"(17): 35 × 0.06 s.
+    expect(r.segments[0]!.end).toBeCloseTo(2.1, 1);
+    expect(r.stats.length).toBe(2);
+    // The first window stopped at the sixth "-11", not at Whisper's limit of 224 tokens, and was not retried.
+    expect(calls.findIndex((c, i) => i > 0 && !c.useCacheBranch)).toBe(1 + card.length + 12);
+    // A final: the beam search stops the loop too.
     const beam = await engineFor(forced(loop), { decoding: { beamSize: 5, temperatures: [0, 0.5] } });
     const f = await beam.engine.transcribe({ audio: jfk, partial: false, languages: ["en"] });
-    expect(f.text).toBe("My card number is 41-11");
-    expect(beam.calls.length).toBeLessThan(3 * (1 + card.length + 12)); // two attempts, far from 2 × 224
-    // After whole segments, a loop is not retried at other temperatures: the window resumes after them.
-    const resumed = [ts(0), ...tk.encode(" You can reach me."), ts(2), ts(2), ...card, ...Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? b : dot))];
+    expect(f.segments[0]).toMatchObject({ start: 0, text: "My card number is 41-11" });
+    expect(f.stats[0]!.temperature).toBe(0);
+    // After whole segments: resumed after them when the loop's own text is too short to time.
+    const resumed = [ts(0), ...tk.encode(" You can reach me."), ts(2), ts(2), ...Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? b : dot))];
     const again = await engineFor(forced(resumed), { decoding: { beamSize: 1, temperatures: [0, 0.5] } });
     const g = await again.engine.transcribe({ audio: jfk, partial: false, languages: ["en"] });
-    // The first window at temperature 0 only, then a second one resumed at 2 s (the fixture's script
-    // does not follow the new prompt there).
     expect(g.stats.length).toBe(2);
     expect(g.stats[0]!.temperature).toBe(0);
     expect(g.segments[0]).toMatchObject({ start: 0, end: 2, text: "You can reach me." });
