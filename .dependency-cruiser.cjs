@@ -8,6 +8,13 @@ const COORDINATOR_INTERFACE = "^workers/coordinator/(types|can-serve)[.]ts$";
 module.exports = {
   forbidden: [
     {
+      name: "no-circular",
+      comment: "Modules import downward: no import cycle, type-only imports included (a cycle is a room that knows the room that knows it).",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
       name: "inference-never-imports-the-server",
       comment: "workers/ (engines, coordinator, worker process) is usable without the server.",
       severity: "error",

@@ -6,7 +6,7 @@
  * in the background), so the service answers before they are loaded.
  */
 import type { AppliedOptions } from "../options/defaults.ts";
-import type { EnrichContext, Enricher } from "../session/enrich.ts";
+import type { EnrichContext, Enricher, EnricherFactory } from "../session/enrich.ts";
 import { EntityRegistry } from "./entities/registry.ts";
 import type { BuildMessage, SessionEnrichments } from "./pipeline.ts";
 
@@ -39,3 +39,10 @@ export async function textEnricher(options: AppliedOptions, ctx: EnrichContext):
     persist: (): TextState => ({ entities: stage.registry.toJSON(), found: stage.found }),
   };
 }
+
+/**
+ * The default factory: the add-ons the service ships (the text add-ons above), empty when the
+ * session asks for none. The composition root may pass another factory (e.g. one closing over
+ * models it loaded: `server/session/audio-addons.ts`).
+ */
+export const createEnrichers: EnricherFactory = async (options, ctx) => [await textEnricher(options, ctx)].filter((e): e is Enricher => e !== null);
