@@ -11,9 +11,8 @@
  */
 import type { SpeakerLabeller } from "./session/diarization.ts";
 import type { TurnChannel } from "./session/end-of-turn.ts";
-import type { VadModel } from "../workers/vad/silero.ts";
-import { speakerModelInstalled } from "../workers/engines/speaker/installed.ts";
-import { turnModelInstalled } from "../workers/engines/turn/installed.ts";
+import type { VadModel } from "../workers/contract/vad.ts";
+import { loadSpeakerEngines, loadTurnEngines, speakerModelInstalled, turnModelInstalled } from "../workers/public.ts";
 import type { Logger } from "./log.ts";
 import type { AudioAddons } from "./session/audio-addons.ts";
 
@@ -37,15 +36,15 @@ function once<T>(what: string, load: () => Promise<T>, log: Logger): () => Promi
 export function audioAddons(modelsDir: string, vad: () => Promise<VadModel>, log: Logger): LazyAudioAddons {
   const turnInstalled = turnModelInstalled(modelsDir);
   const speakerInstalled = speakerModelInstalled(modelsDir);
-  const turnModel = once("end-of-turn", async () => (await import("../workers/engines/turn/index.ts")).loadTurnModel(modelsDir)!, log);
+  const turnModel = once("end-of-turn", async () => (await loadTurnEngines()).loadTurnModel(modelsDir)!, log);
   const turnVad = once("voice activity", vad, log);
-  const speakerModel = once("speaker-embedding", async () => (await import("../workers/engines/speaker/index.ts")).loadSpeakerEncoder(modelsDir)!, log);
+  const speakerModel = once("speaker-embedding", async () => (await loadSpeakerEngines()).loadSpeakerEncoder(modelsDir)!, log);
 
   /** The turn channel once its models are loaded; null when one failed. */
   const turnChannel = async (channel: number, settings: Parameters<NonNullable<AudioAddons["turnChannel"]>>[1]): Promise<TurnChannel | null> => {
     const [model, v] = await Promise.all([turnModel(), turnVad()]);
     if (!model || !v) return null;
-    const { createTurnChannel } = await import("../workers/engines/turn/index.ts");
+    const { createTurnChannel } = await loadTurnEngines();
     return createTurnChannel(model, v, channel, settings);
   };
 
@@ -61,7 +60,7 @@ export function audioAddons(modelsDir: string, vad: () => Promise<VadModel>, log
       : null,
     speakers: speakerInstalled
       ? (config): SpeakerLabeller => {
-          const ready = speakerModel().then(async (encoder) => (encoder ? (await import("../workers/engines/speaker/index.ts")).createSpeakerLabeller(encoder, config) : null));
+          const ready = speakerModel().then(async (encoder) => (encoder ? (await loadSpeakerEngines()).createSpeakerLabeller(encoder, config) : null));
           // Without the encoder an utterance keeps no speaker (the enrichment stage logs the failure).
           return {
             label: async (audio) => {

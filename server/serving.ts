@@ -4,8 +4,8 @@
  * each public model, and how to install a recognizer when one is missing. With no recognizer at
  * all the start-up report also prints a banner (the `print` of `bun run start`).
  */
-import { CATALOGUE, PUBLIC_MODELS } from "../workers/catalogue/entries.ts";
-import type { ModelCapability, PublicModel } from "../workers/coordinator/types.ts";
+import { CATALOGUE, PUBLIC_MODELS } from "../workers/public.ts";
+import type { ModelCapability, PublicModel } from "../workers/contract/types.ts";
 import type { Logger } from "./log.ts";
 import { liveDefaults } from "./options/defaults.ts";
 

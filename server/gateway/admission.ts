@@ -4,8 +4,8 @@
  * options it was created with (refused with 1011 `rejected: …`, stored as the session's error).
  */
 import type { LiveSessionInit } from "../../generated/openapi/types.gen.ts";
-import { canServe } from "../../workers/coordinator/can-serve.ts";
-import type { ModelCapability } from "../../workers/coordinator/types.ts";
+import { canServe } from "../../workers/contract/can-serve.ts";
+import type { ModelCapability } from "../../workers/contract/types.ts";
 import type { AppDeps } from "../deps.ts";
 import { errorBody, newRequestId } from "../http/errors.ts";
 import type { AppliedOptions } from "../options/defaults.ts";

@@ -9,7 +9,7 @@
  * (`server/enrich/session.ts`) when the session's options turn it on (see ARCHITECTURE.md, "add an add-on").
  */
 import type { LiveSessionInit, TranscriptionResult, Utterance } from "../../generated/openapi/types.gen.ts";
-import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
+import type { InferenceCoordinator } from "../../workers/contract/types.ts";
 import type { Logger } from "../log.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
 import type { MessageFactory, SessionMessage } from "./messages.ts";

@@ -4,7 +4,7 @@
  * gateway the client reconnects to), the time windows, and the sweep of sessions abandoned by a
  * gateway that stopped or died. Knows nothing of sockets.
  */
-import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
+import type { InferenceCoordinator } from "../../workers/contract/types.ts";
 import type { SessionDirectory } from "../cluster/directory.ts";
 import type { Clock } from "../clock.ts";
 import type { CallbackDispatcher } from "../delivery/callbacks.ts";

@@ -14,7 +14,7 @@
  * session keeps. Each arrow is its own module; this one only sequences them.
  */
 import { join } from "node:path";
-import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
+import type { InferenceCoordinator } from "../../workers/contract/types.ts";
 import { createAudioFrontend, type AudioFrontend, type AudioFrontendOptions } from "../audio/frontend.ts";
 import type { AudioFormat } from "../audio/format.ts";
 import type { Clock } from "../clock.ts";

@@ -7,7 +7,7 @@
  * `rejected: …`). An utterance already in the target language is its own translation.
  */
 import type { TranslationLanguageCode, Utterance } from "../../generated/openapi/types.gen.ts";
-import type { TranscribeResult } from "../../workers/coordinator/types.ts";
+import type { TranscribeResult } from "../../workers/contract/types.ts";
 import type { EnrichContext, Enricher, Enrichment, UtteranceRef } from "./enrich.ts";
 
 export interface TranslationData {

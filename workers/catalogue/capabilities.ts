@@ -5,7 +5,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { ModelCapability } from "../coordinator/types.ts";
+import type { ModelCapability } from "../contract/types.ts";
 import { hasEngineFamily } from "../engines/registry.ts";
 import type { EngineFamily } from "../engines/types.ts";
 import { CATALOGUE, PUBLIC_MODELS } from "./entries.ts";
@@ -78,4 +78,4 @@ export function computeCapabilities(modelsDir: string, opts: ResolveOptions = {}
   return servingEntries(modelsDir, opts).map(({ model, entry }) => capabilityOf(model, entry));
 }
 
-export { canServe, type ServeRequest, type ServeVerdict } from "../coordinator/can-serve.ts";
+export { canServe, type ServeRequest, type ServeVerdict } from "../contract/can-serve.ts";

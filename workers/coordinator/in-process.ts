@@ -5,11 +5,11 @@
  */
 import { resolve } from "node:path";
 import { capabilityOf, computeCapabilities, servingEntries } from "../catalogue/capabilities.ts";
-import { canServe } from "./can-serve.ts";
+import { canServe } from "../contract/can-serve.ts";
 import { EnginePool } from "../pool/pool.ts";
 import type { EngineSpec } from "../pool/protocol.ts";
 import type { TranscribeResult } from "../engines/types.ts";
-import { NoEndpointError, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "./types.ts";
+import { NoEndpointError, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "../contract/types.ts";
 
 export interface InProcessCoordinatorOptions {
   modelsDir: string;

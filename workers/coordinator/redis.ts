@@ -10,9 +10,9 @@
  * live workers' advertisements.
  */
 import { randomUUID } from "node:crypto";
-import { canServe } from "./can-serve.ts";
+import { canServe } from "../contract/can-serve.ts";
 import type { TranscribeResult } from "../engines/types.ts";
-import { decodeReply, encodeJob, jobKey, validateJob } from "../distributed/codec.ts";
+import { decodeReply, encodeJob, jobKey, validateJob } from "../contract/codec.ts";
 import { InferenceFailedError, InferenceTimeoutError } from "../distributed/errors.ts";
 import { GATEWAY_GROUP, RedisKeys, WORKER_GROUP } from "../../common/redis/keys.ts";
 import { silentLogger, type Logger } from "../../common/log.ts";
@@ -31,7 +31,7 @@ import {
 } from "../../common/redis/client.ts";
 import { capacityFor, unionCapabilities, WorkerRegistry, type WorkerAdvert } from "../registry/registry.ts";
 import type { CoordinatorMetrics, ModelQueueMetrics } from "./redis-metrics.ts";
-import { NoCapacityError, NoEndpointError, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "./types.ts";
+import { NoCapacityError, NoEndpointError, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "../contract/types.ts";
 
 export interface RedisCoordinatorOptions {
   url: string;

@@ -11,12 +11,12 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { computeCapabilities, servingEntries } from "../catalogue/capabilities.ts";
-import type { ModelCapability } from "../coordinator/types.ts";
+import type { ModelCapability } from "../contract/types.ts";
 import type { TranscribeResult } from "../engines/types.ts";
 import { EnginePool } from "../pool/pool.ts";
 import type { EngineSpec } from "../pool/protocol.ts";
 import { WorkerRegistry, type WorkerAdvert } from "../registry/registry.ts";
-import { decodeJob, decodeJobMeta, encodeReply, type ReplyMessage } from "./codec.ts";
+import { decodeJob, decodeJobMeta, encodeReply, type ReplyMessage } from "../contract/codec.ts";
 import { RedisKeys, WORKER_GROUP } from "../../common/redis/keys.ts";
 import { silentLogger, type Logger } from "../../common/log.ts";
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { ModelCapability } from "../coordinator/types.ts";
+import type { ModelCapability } from "../contract/types.ts";
 import { capacityFor, unionCapabilities, type WorkerAdvert } from "./registry.ts";
 
 const cap = (over: Partial<ModelCapability>): ModelCapability => ({

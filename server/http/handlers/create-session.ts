@@ -1,7 +1,7 @@
 /** POST /v2/live: validate, check region/credits/capabilities/concurrency, store, answer the WebSocket URL. */
 import { randomUUID } from "node:crypto";
-import { canServe } from "../../../workers/coordinator/can-serve.ts";
-import { NoCapacityError } from "../../../workers/coordinator/types.ts";
+import { canServe } from "../../../workers/contract/can-serve.ts";
+import { NoCapacityError } from "../../../workers/contract/types.ts";
 import { clusterRegions } from "../../config.ts";
 import { callbackUrlProblem } from "../../delivery/callback-url.ts";
 import { applyDefaults } from "../../options/defaults.ts";

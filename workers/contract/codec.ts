@@ -5,7 +5,7 @@
  * option) and `audio` (the mono float32 samples as little-endian bytes). A result entry has `key`
  * plus either `result` (JSON `TranscribeResult`) or `error` (a message).
  */
-import type { InferenceJob, PublicModel } from "../coordinator/types.ts";
+import type { InferenceJob, PublicModel } from "./types.ts";
 import type { TranscribeRequest, TranscribeResult } from "../engines/types.ts";
 
 export const WIRE_VERSION = 1;
