@@ -13,6 +13,7 @@ import type { SpeakerLabeller } from "./session/diarization.ts";
 import type { TurnChannel } from "./session/end-of-turn.ts";
 import type { VadModel } from "../workers/contract/vad.ts";
 import { loadSpeakerEngines, loadTurnEngines, speakerModelInstalled, turnModelInstalled } from "../workers/public.ts";
+import { loadOnce } from "../common/load-once.ts";
 import type { Logger } from "./log.ts";
 import type { AudioAddons } from "./session/audio-addons.ts";
 
@@ -23,14 +24,14 @@ export interface LazyAudioAddons {
   warm(): Promise<void>;
 }
 
-/** A load started at most once; null when it failed (logged once). */
+/** A load started at most once; null when it failed (logged once, and not tried again). */
 function once<T>(what: string, load: () => Promise<T>, log: Logger): () => Promise<T | null> {
-  let p: Promise<T | null> | null = null;
-  return () =>
-    (p ??= load().catch((err: unknown) => {
+  return loadOnce(() =>
+    load().catch((err: unknown) => {
       log.error(`the ${what} model could not be loaded; its add-on does nothing`, { err });
       return null;
-    }));
+    }),
+  );
 }
 
 export function audioAddons(modelsDir: string, vad: () => Promise<VadModel>, log: Logger): LazyAudioAddons {

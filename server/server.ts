@@ -12,6 +12,7 @@
  * live sessions and the coordinator's queue readings. The Redis implementations are imported only
  * in distributed mode, so an embedded service answers soon after it starts.
  */
+import { LoadOnce } from "../common/load-once.ts";
 import type { Server } from "bun";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
@@ -41,7 +42,7 @@ import { sweepExpired } from "./sessions/expiry.ts";
 import { SqliteStore } from "./store/sqlite.ts";
 import type { Store } from "./store/types.ts";
 
-const vadCache = new Map<string, Promise<BatchedVad>>();
+const vadCache = new LoadOnce<string, BatchedVad>();
 
 /**
  * Loads the Silero VAD once per process and path, in its own worker thread where the streams of all
@@ -49,13 +50,7 @@ const vadCache = new Map<string, Promise<BatchedVad>>();
  */
 export function loadVad(modelsDir: string): Promise<BatchedVad> {
   const file = path.join(modelsDir, "silero-vad", "silero_vad.onnx");
-  let p = vadCache.get(file);
-  if (!p) {
-    p = BatchedVad.load(file);
-    p.catch(() => vadCache.delete(file));
-    vadCache.set(file, p);
-  }
-  return p;
+  return vadCache.get(file, () => BatchedVad.load(file));
 }
 
 /**

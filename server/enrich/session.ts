@@ -5,6 +5,7 @@
  * The stage and the language libraries behind it load on first use (`preloadTextAddons` starts it
  * in the background), so the service answers before they are loaded.
  */
+import { loadOnce } from "../../common/load-once.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
 import type { EnrichContext, Enricher, EnricherFactory } from "../session/enrich.ts";
 import { EntityRegistry } from "./entities/registry.ts";
@@ -16,14 +17,8 @@ interface TextState {
   found?: SessionEnrichments;
 }
 
-let pipeline: Promise<typeof import("./pipeline.ts")> | null = null;
-
 /** Loads the text add-ons' code (once); sessions created meanwhile wait for it. */
-export function preloadTextAddons(): Promise<typeof import("./pipeline.ts")> {
-  pipeline ??= import("./pipeline.ts");
-  pipeline.catch(() => (pipeline = null));
-  return pipeline;
-}
+export const preloadTextAddons = loadOnce(() => import("./pipeline.ts"));
 
 export async function textEnricher(options: AppliedOptions, ctx: EnrichContext): Promise<Enricher | null> {
   const { EnrichmentStage } = await preloadTextAddons();
