@@ -5,6 +5,7 @@
  * loaded on first use. The composition root (`server/server.ts`) alone picks implementations.
  */
 export { CATALOGUE, PUBLIC_MODELS } from "./catalogue/entries.ts";
+export { isGeneralRecognizer } from "./catalogue/families.ts";
 export { speakerModelInstalled } from "./engines/speaker/installed.ts";
 export { turnModelInstalled } from "./engines/turn/installed.ts";
 export type { CoordinatorMetrics, ModelQueueMetrics } from "./coordinator/redis-metrics.ts";

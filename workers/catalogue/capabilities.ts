@@ -9,7 +9,8 @@ import type { ModelCapability } from "../contract/types.ts";
 import { hasEngineFamily } from "../engines/registry.ts";
 import type { EngineFamily } from "../engines/types.ts";
 import { CATALOGUE, PUBLIC_MODELS } from "./entries.ts";
-import type { AuxiliaryFamily, CatalogueEntry, PublicModelDefinition } from "./types.ts";
+import { isRecognizer } from "./families.ts";
+import type { CatalogueEntry, PublicModelDefinition } from "./types.ts";
 
 /** True when every required file of the entry, and of the entries it requires, is a file in `modelsDir`. */
 export function isInstalled(entry: CatalogueEntry, modelsDir: string, catalogue: CatalogueEntry[] = CATALOGUE): boolean {
@@ -32,9 +33,6 @@ export function installedEntries(modelsDir: string, catalogue: CatalogueEntry[] 
   return catalogue.filter((e) => isInstalled(e, modelsDir, catalogue));
 }
 
-/** Families that serve no public model (see `CatalogueEntry.family`). */
-const AUXILIARY = new Set<string>(["vad", "assets", "turn", "speaker"] satisfies AuxiliaryFamily[]);
-
 export interface ResolveOptions {
   catalogue?: CatalogueEntry[];
   models?: PublicModelDefinition[];
@@ -55,7 +53,7 @@ export function servingEntries(modelsDir: string, opts: ResolveOptions = {}): Se
   for (const model of opts.models ?? PUBLIC_MODELS) {
     for (const id of model.candidates) {
       const entry = catalogue.find((e) => e.id === id);
-      if (!entry || AUXILIARY.has(entry.family) || !available(entry.family as EngineFamily)) continue;
+      if (!entry || !isRecognizer(entry) || !available(entry.family)) continue;
       if (!isInstalled(entry, modelsDir, catalogue)) continue;
       out.push({ model, entry });
       break;
