@@ -3,7 +3,7 @@
  * entry serves each public model and the resulting `ModelCapability[]` (checked against a session
  * by `canServe`, re-exported from the coordinator's interface).
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, statSync, watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
 import type { ModelCapability } from "../contract/types.ts";
 import { hasEngineFamily } from "../engines/registry.ts";
@@ -60,6 +60,49 @@ export function servingEntries(modelsDir: string, opts: ResolveOptions = {}): Se
     }
   }
   return out;
+}
+
+/**
+ * The serving entries of one models directory, read once and read again after anything under the
+ * directory changes (a recursive watch), so that a decode does not look at the disk. Without a
+ * watch (the directory is missing, or the platform refuses) every `current()` reads the directory,
+ * as before.
+ */
+export class ServingTable {
+  private entries: ServingEntry[] | null = null;
+  private watcher: FSWatcher | null = null;
+
+  constructor(
+    private readonly modelsDir: string,
+    private readonly opts: ResolveOptions = {},
+  ) {
+    try {
+      this.watcher = watch(modelsDir, { recursive: true, persistent: false }, () => (this.entries = null));
+      this.watcher.on("error", () => this.unwatch());
+    } catch {
+      this.watcher = null;
+    }
+  }
+
+  /** Reads the directory now. */
+  refresh(): ServingEntry[] {
+    return (this.entries = servingEntries(this.modelsDir, this.opts));
+  }
+
+  /** The entries as last read, unless the directory changed since (or is not watched). */
+  current(): ServingEntry[] {
+    return this.watcher && this.entries ? this.entries : this.refresh();
+  }
+
+  close(): void {
+    this.unwatch();
+  }
+
+  private unwatch(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    this.entries = null;
+  }
 }
 
 /** The capability a public model has when served by an entry (their intersection). */
