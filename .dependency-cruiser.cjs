@@ -63,7 +63,7 @@ module.exports = {
       comment: "Coordinator implementations, their metrics and the VAD model are chosen in server/server.ts.",
       severity: "error",
       from: { path: "^server/", pathNot: ["^server/server[.]ts$", "[.]test[.]ts$"] },
-      to: { path: ["^workers/coordinator/(in-process|redis|redis-metrics)[.]ts$", "^workers/vad/(silero|batched)[.]ts$"], dependencyTypesNot: ["type-only"] },
+      to: { path: ["^workers/coordinator/(in-process|redis|redis-metrics)[.]ts$", "^workers/engines/vad/(silero|batched)[.]ts$"], dependencyTypesNot: ["type-only"] },
     },
     {
       name: "server-knows-inference-through-its-surface",
@@ -88,10 +88,10 @@ module.exports = {
     },
     {
       name: "engines-know-no-orchestration",
-      comment: "Engines are loaded by the pool, the worker process and the add-ons; they import none of them, nor the coordinator.",
+      comment: "Engines (the VAD and the add-ons models included) are loaded by the pool, the worker process and the composition root; they import none of them, nor the coordinator.",
       severity: "error",
       from: { path: "^workers/engines/", pathNot: "[.]test[.]ts$" },
-      to: { path: "^workers/(coordinator|pool|distributed|registry)/" },
+      to: { path: "^workers/(coordinator|pool|distributed)/" },
     },
     {
       name: "the-public-surface-is-for-the-server",

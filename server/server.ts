@@ -19,7 +19,7 @@ import path from "node:path";
 import { InProcessCoordinator } from "../workers/coordinator/in-process.ts";
 import type { CoordinatorMetrics } from "../workers/public.ts";
 import type { InferenceCoordinator } from "../workers/contract/types.ts";
-import { BatchedVad } from "../workers/vad/batched.ts";
+import { BatchedVad } from "../workers/engines/vad/batched.ts";
 import { createApp, peerAddress } from "./app.ts";
 import { bootstrapAccount } from "./bootstrap.ts";
 import { LocalDirectory, type SessionDirectory } from "./cluster/directory.ts";
@@ -38,7 +38,7 @@ import { audioAddons } from "./addon-models.ts";
 import { preloadTextAddons } from "./enrich/session.ts";
 import { withAudioAddons } from "./session/audio-addons.ts";
 import { SessionHost } from "./session/host.ts";
-import { sweepExpired } from "./sessions/expiry.ts";
+import { sweepExpired } from "./session-records/expiry.ts";
 import { SqliteStore } from "./store/sqlite.ts";
 import type { Store } from "./store/types.ts";
 

@@ -10,9 +10,9 @@ import type { AppDeps } from "../deps.ts";
 import { errorBody, newRequestId } from "../http/errors.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
 import type { SessionHost } from "../session/host.ts";
-import { settleExpiry } from "../sessions/expiry.ts";
-import { RESUME_WINDOW_MS, URL_TTL_MS } from "../sessions/limits.ts";
-import { tokenHash } from "../sessions/tokens.ts";
+import { settleExpiry } from "../session-records/expiry.ts";
+import { RESUME_WINDOW_MS, URL_TTL_MS } from "../session-records/limits.ts";
+import { tokenHash } from "../session-records/tokens.ts";
 import type { SessionRecord } from "../store/types.ts";
 
 /** Returns why the model refuses the session's options, or null when it runs them. */

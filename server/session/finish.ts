@@ -7,7 +7,7 @@ import type { TranscriptionResult } from "../../generated/openapi/types.gen.ts";
 import type { Logger } from "../log.ts";
 import type { SessionRecord, Store } from "../store/types.ts";
 import { round3 } from "./messages.ts";
-import type { SessionRecording } from "./recording.ts";
+import type { SessionRecording } from "./recording-spool.ts";
 
 /** A change to a stored session record. */
 export type SessionPatch = Parameters<Store["updateSession"]>[1];

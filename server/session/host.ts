@@ -9,7 +9,7 @@ import type { SessionDirectory } from "../cluster/directory.ts";
 import type { Clock } from "../clock.ts";
 import type { CallbackDispatcher } from "../delivery/callbacks.ts";
 import type { Logger } from "../log.ts";
-import { RESUME_WINDOW_MS } from "../sessions/limits.ts";
+import { RESUME_WINDOW_MS } from "../session-records/limits.ts";
 import type { SessionRecord, Store } from "../store/types.ts";
 import type { EnricherFactory } from "./enrich.ts";
 import { restoreCheckpoint } from "./checkpoint.ts";

@@ -1,6 +1,6 @@
 /**
  * The VAD as the rest of the service sees it: a model that scores independent streams of chunks
- * (Silero in one process, or batched across sessions on a thread of its own: `workers/vad/`).
+ * (Silero in one process, or batched across sessions on a thread of its own: `workers/engines/vad/`).
  */
 
 export type VadSampleRate = 16000 | 8000;

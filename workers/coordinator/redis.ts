@@ -29,7 +29,7 @@ import {
   sleep,
   type RedisClient,
 } from "../../common/redis/client.ts";
-import { capacityFor, unionCapabilities, WorkerRegistry, type WorkerAdvert } from "../registry/registry.ts";
+import { capacityFor, unionCapabilities, WorkerRegistry, type WorkerAdvert } from "../distributed/worker-registry.ts";
 import type { CoordinatorMetrics, ModelQueueMetrics } from "./redis-metrics.ts";
 import { NoCapacityError, NoEndpointError, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "../contract/types.ts";
 

@@ -15,7 +15,7 @@ import type { ModelCapability } from "../contract/types.ts";
 import type { TranscribeResult } from "../engines/types.ts";
 import { EnginePool } from "../pool/pool.ts";
 import type { EngineSpec } from "../pool/protocol.ts";
-import { WorkerRegistry, type WorkerAdvert } from "../registry/registry.ts";
+import { WorkerRegistry, type WorkerAdvert } from "./worker-registry.ts";
 import { decodeJob, decodeJobMeta, encodeReply, type ReplyMessage } from "../contract/codec.ts";
 import { RedisKeys, WORKER_GROUP } from "../../common/redis/keys.ts";
 import { silentLogger, type Logger } from "../../common/log.ts";

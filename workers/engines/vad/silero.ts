@@ -7,7 +7,7 @@
  */
 
 import * as ort from "onnxruntime-node";
-import type { VadModel, VadSampleRate, VadStream } from "../contract/vad.ts";
+import type { VadModel, VadSampleRate, VadStream } from "../../contract/vad.ts";
 
 /** Chunk length in samples the model scores at each rate. */
 export const VAD_FRAME_SAMPLES: Record<VadSampleRate, number> = { 16000: 512, 8000: 256 };
