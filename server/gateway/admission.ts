@@ -16,7 +16,7 @@ import { tokenHash } from "../session-records/tokens.ts";
 import type { SessionRecord } from "../store/types.ts";
 
 /** Returns why the model refuses the session's options, or null when it runs them. */
-export function refusedOption(applied: AppliedOptions, requested: LiveSessionInit, caps: ModelCapability[]): string | null {
+function refusedOption(applied: AppliedOptions, requested: LiveSessionInit, caps: ModelCapability[]): string | null {
   const rt = applied.realtime_processing;
   if (!rt?.translation) return null;
   if (requested.pii != null) return "translation cannot be combined with pii redaction";

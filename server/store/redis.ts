@@ -63,7 +63,7 @@ import {
 } from "./types.ts";
 
 /** Stored LLM callbacks kept per account (newest first). */
-export const LLM_CALLBACKS_KEPT = 1000;
+const LLM_CALLBACKS_KEPT = 1000;
 /** How long `close()` waits for pending writes, then for the connection to drain. */
 const CLOSE_WAIT_MS = 2000;
 /** A checkpoint nobody wrote for this long is dropped (its session ended long ago or was lost). */

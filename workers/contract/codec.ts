@@ -8,7 +8,7 @@
 import type { InferenceJob, PublicModel } from "./types.ts";
 import type { TranscribeRequest, TranscribeResult } from "../engines/types.ts";
 
-export const WIRE_VERSION = 1;
+const WIRE_VERSION = 1;
 
 /** Idempotency key of a job: results are unique per (session, utterance, seq). */
 export function jobKey(job: Pick<InferenceJob, "sessionId" | "utteranceId" | "seq">): string {

@@ -15,7 +15,7 @@ import type { Handler } from "../handler.ts";
 import { semanticErrors } from "../../options/rules.ts";
 import { defaultModel, installHint } from "../../serving.ts";
 
-export const NO_ENDPOINT = "no inference endpoint available";
+const NO_ENDPOINT = "no inference endpoint available";
 
 export const createLiveSession: Handler<"createLiveSession"> = async ({ info, principal, deps, query, body, reply }) => {
   const parsed = query();

@@ -12,7 +12,7 @@ import type { VadModel, VadSampleRate, VadStream } from "../../contract/vad.ts";
 /** Chunk length in samples the model scores at each rate. */
 export const VAD_FRAME_SAMPLES: Record<VadSampleRate, number> = { 16000: 512, 8000: 256 };
 /** Samples of the previous chunk prepended to the next one. */
-export const VAD_CONTEXT_SAMPLES: Record<VadSampleRate, number> = { 16000: 64, 8000: 32 };
+const VAD_CONTEXT_SAMPLES: Record<VadSampleRate, number> = { 16000: 64, 8000: 32 };
 
 const STATE_SIZE = 2 * 1 * 128;
 
