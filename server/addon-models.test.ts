@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { SMART_TURN_FILE, SPEAKER_FILE, SPEAKER_ID } from "../workers/catalogue/index.ts";
-import type { VadModel } from "../workers/vad/silero.ts";
+import type { VadModel } from "../workers/contract/vad.ts";
 import { pulledModelsDir } from "../test/helpers/addon-models.ts";
 import { createLogger } from "./log.ts";
 import { audioAddons } from "./addon-models.ts";

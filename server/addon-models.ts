@@ -11,9 +11,9 @@
  */
 import type { SpeakerLabeller } from "./session/diarization.ts";
 import type { TurnChannel } from "./session/end-of-turn.ts";
-import type { VadModel } from "../workers/vad/silero.ts";
-import { speakerModelInstalled } from "../workers/engines/speaker/installed.ts";
-import { turnModelInstalled } from "../workers/engines/turn/installed.ts";
+import type { VadModel } from "../workers/contract/vad.ts";
+import { loadSpeakerEngines, loadTurnEngines, speakerModelInstalled, turnModelInstalled } from "../workers/public.ts";
+import { loadOnce } from "../common/load-once.ts";
 import type { Logger } from "./log.ts";
 import type { AudioAddons } from "./session/audio-addons.ts";
 
@@ -24,28 +24,28 @@ export interface LazyAudioAddons {
   warm(): Promise<void>;
 }
 
-/** A load started at most once; null when it failed (logged once). */
+/** A load started at most once; null when it failed (logged once, and not tried again). */
 function once<T>(what: string, load: () => Promise<T>, log: Logger): () => Promise<T | null> {
-  let p: Promise<T | null> | null = null;
-  return () =>
-    (p ??= load().catch((err: unknown) => {
+  return loadOnce(() =>
+    load().catch((err: unknown) => {
       log.error(`the ${what} model could not be loaded; its add-on does nothing`, { err });
       return null;
-    }));
+    }),
+  );
 }
 
 export function audioAddons(modelsDir: string, vad: () => Promise<VadModel>, log: Logger): LazyAudioAddons {
   const turnInstalled = turnModelInstalled(modelsDir);
   const speakerInstalled = speakerModelInstalled(modelsDir);
-  const turnModel = once("end-of-turn", async () => (await import("../workers/engines/turn/index.ts")).loadTurnModel(modelsDir)!, log);
+  const turnModel = once("end-of-turn", async () => (await loadTurnEngines()).loadTurnModel(modelsDir)!, log);
   const turnVad = once("voice activity", vad, log);
-  const speakerModel = once("speaker-embedding", async () => (await import("../workers/engines/speaker/index.ts")).loadSpeakerEncoder(modelsDir)!, log);
+  const speakerModel = once("speaker-embedding", async () => (await loadSpeakerEngines()).loadSpeakerEncoder(modelsDir)!, log);
 
   /** The turn channel once its models are loaded; null when one failed. */
   const turnChannel = async (channel: number, settings: Parameters<NonNullable<AudioAddons["turnChannel"]>>[1]): Promise<TurnChannel | null> => {
     const [model, v] = await Promise.all([turnModel(), turnVad()]);
     if (!model || !v) return null;
-    const { createTurnChannel } = await import("../workers/engines/turn/index.ts");
+    const { createTurnChannel } = await loadTurnEngines();
     return createTurnChannel(model, v, channel, settings);
   };
 
@@ -61,7 +61,7 @@ export function audioAddons(modelsDir: string, vad: () => Promise<VadModel>, log
       : null,
     speakers: speakerInstalled
       ? (config): SpeakerLabeller => {
-          const ready = speakerModel().then(async (encoder) => (encoder ? (await import("../workers/engines/speaker/index.ts")).createSpeakerLabeller(encoder, config) : null));
+          const ready = speakerModel().then(async (encoder) => (encoder ? (await loadSpeakerEngines()).createSpeakerLabeller(encoder, config) : null));
           // Without the encoder an utterance keeps no speaker (the enrichment stage logs the failure).
           return {
             label: async (audio) => {

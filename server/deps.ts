@@ -1,5 +1,5 @@
 /** What the HTTP layer and the real-time gateway share: configuration, store, clock, inference, logging. */
-import type { InferenceCoordinator } from "../workers/coordinator/types.ts";
+import type { InferenceCoordinator } from "../workers/contract/types.ts";
 import type { SessionDirectory } from "./cluster/directory.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";

@@ -12,13 +12,14 @@
  * live sessions and the coordinator's queue readings. The Redis implementations are imported only
  * in distributed mode, so an embedded service answers soon after it starts.
  */
+import { LoadOnce } from "../common/load-once.ts";
 import type { Server } from "bun";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { InProcessCoordinator } from "../workers/coordinator/in-process.ts";
-import type { CoordinatorMetrics } from "../workers/coordinator/redis-metrics.ts";
-import type { InferenceCoordinator } from "../workers/coordinator/types.ts";
-import { BatchedVad } from "../workers/vad/batched.ts";
+import type { CoordinatorMetrics } from "../workers/public.ts";
+import type { InferenceCoordinator } from "../workers/contract/types.ts";
+import { BatchedVad } from "../workers/engines/vad/batched.ts";
 import { createApp, peerAddress } from "./app.ts";
 import { bootstrapAccount } from "./bootstrap.ts";
 import { LocalDirectory, type SessionDirectory } from "./cluster/directory.ts";
@@ -37,11 +38,11 @@ import { audioAddons } from "./addon-models.ts";
 import { preloadTextAddons } from "./enrich/session.ts";
 import { withAudioAddons } from "./session/audio-addons.ts";
 import { SessionHost } from "./session/host.ts";
-import { sweepExpired } from "./sessions/expiry.ts";
+import { sweepExpired } from "./session-records/expiry.ts";
 import { SqliteStore } from "./store/sqlite.ts";
 import type { Store } from "./store/types.ts";
 
-const vadCache = new Map<string, Promise<BatchedVad>>();
+const vadCache = new LoadOnce<string, BatchedVad>();
 
 /**
  * Loads the Silero VAD once per process and path, in its own worker thread where the streams of all
@@ -49,13 +50,7 @@ const vadCache = new Map<string, Promise<BatchedVad>>();
  */
 export function loadVad(modelsDir: string): Promise<BatchedVad> {
   const file = path.join(modelsDir, "silero-vad", "silero_vad.onnx");
-  let p = vadCache.get(file);
-  if (!p) {
-    p = BatchedVad.load(file);
-    p.catch(() => vadCache.delete(file));
-    vadCache.set(file, p);
-  }
-  return p;
+  return vadCache.get(file, () => BatchedVad.load(file));
 }
 
 /**

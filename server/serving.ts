@@ -4,8 +4,8 @@
  * each public model, and how to install a recognizer when one is missing. With no recognizer at
  * all the start-up report also prints a banner (the `print` of `bun run start`).
  */
-import { CATALOGUE, PUBLIC_MODELS } from "../workers/catalogue/entries.ts";
-import type { ModelCapability, PublicModel } from "../workers/coordinator/types.ts";
+import { CATALOGUE, isGeneralRecognizer, PUBLIC_MODELS } from "../workers/public.ts";
+import type { ModelCapability, PublicModel } from "../workers/contract/types.ts";
 import type { Logger } from "./log.ts";
 import { liveDefaults } from "./options/defaults.ts";
 
@@ -28,7 +28,7 @@ export function installEntry(model: string): string | undefined {
   if (!def) return undefined;
   const general = def.candidates
     .map((id) => CATALOGUE.find((e) => e.id === id))
-    .filter((e) => e !== undefined && e.family !== "isolated-token" && e.family !== "vad" && e.family !== "assets");
+    .filter((e) => e !== undefined && isGeneralRecognizer(e));
   const packaged = general.filter((e) => e!.sources?.some((s) => s.kind !== "local"));
   return (packaged[packaged.length - 1] ?? general[general.length - 1])?.id ?? def.candidates[def.candidates.length - 1];
 }

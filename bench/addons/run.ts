@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { loadEngine } from "../../workers/engines/registry.ts";
 import { createTurnChannel, SmartTurn, turnFeatures } from "../../workers/engines/turn/index.ts";
-import { SileroVad } from "../../workers/vad/silero.ts";
+import { SileroVad } from "../../workers/engines/vad/silero.ts";
 import { catalogueEntry, isInstalled, SMART_TURN_FILE, SPEAKER_FILE } from "../../workers/catalogue/index.ts";
 import { SpeakerEncoder } from "../../workers/engines/speaker/index.ts";
 import { endOfTurnDefaults } from "../../server/options/defaults.ts";

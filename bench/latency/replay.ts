@@ -23,7 +23,7 @@ import { normalizeWords, wordEdits } from "../../test/asr/wer.ts";
 import { sharedAudio } from "../../test/helpers/server.ts";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { WhisperEngine } from "../../workers/engines/whisper/index.ts";
-import { SileroVad } from "../../workers/vad/silero.ts";
+import { SileroVad } from "../../workers/engines/vad/silero.ts";
 
 const RATE = 16000;
 const CHUNK_S = 0.1;

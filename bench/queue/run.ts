@@ -7,7 +7,7 @@
  */
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import { RedisCoordinator } from "../../workers/coordinator/redis.ts";
-import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
+import type { InferenceCoordinator } from "../../workers/contract/types.ts";
 import { startRedis, uniquePrefix } from "../../test/distributed/redis.ts";
 import { CLIPS, MODELS_DIR, spawnWorker } from "../../test/distributed/workers.ts";
 

@@ -6,8 +6,8 @@
  * before (`SileroVad`, the same runs `bench/bare.ts` times). Prints one JSON line.
  */
 import path from "node:path";
-import { BatchedVad } from "../../workers/vad/batched.ts";
-import { SileroVad } from "../../workers/vad/silero.ts";
+import { BatchedVad } from "../../workers/engines/vad/batched.ts";
+import { SileroVad } from "../../workers/engines/vad/silero.ts";
 import { benchSamples, DEFAULT_CLIPS, RATE } from "../lib/audio.ts";
 import { loadAverage, threadCpu } from "../lib/proc.ts";
 

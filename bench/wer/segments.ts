@@ -29,7 +29,7 @@ import { normalizeWords, wordEdits } from "../../test/asr/wer.ts";
 import { catalogueEntry } from "../../workers/catalogue/entries.ts";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { loadEngine } from "../../workers/engines/registry.ts";
-import { SileroVad } from "../../workers/vad/silero.ts";
+import { SileroVad } from "../../workers/engines/vad/silero.ts";
 import { ct2Dir, fasterWhisper } from "./ct2.ts";
 
 const { values: args } = parseArgs({

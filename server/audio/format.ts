@@ -11,8 +11,8 @@ import type { AudioEncoding, BitDepth } from "../../generated/openapi/types.gen.
 export type { AudioEncoding, BitDepth } from "../../generated/openapi/types.gen.ts";
 
 /** The encodings and bit depths of the contract. */
-export const AUDIO_ENCODINGS: readonly AudioEncoding[] = AudioEncodingSchema.enum;
-export const BIT_DEPTHS: readonly BitDepth[] = BitDepthSchema.enum;
+const AUDIO_ENCODINGS: readonly AudioEncoding[] = AudioEncodingSchema.enum;
+const BIT_DEPTHS: readonly BitDepth[] = BitDepthSchema.enum;
 
 /** The session's declared audio format. */
 export interface AudioFormat {
@@ -43,11 +43,6 @@ export function validateAudioFormat(format: AudioFormat): void {
   }
 }
 
-/** Bytes taken by one sample of one channel. */
-export function bytesPerSample(format: Pick<AudioFormat, "bitDepth">): number {
-  return format.bitDepth / 8;
-}
-
 /** Bytes taken by one frame (one sample of every channel). */
 export function bytesPerFrame(format: Pick<AudioFormat, "bitDepth" | "channels">): number {
   return (format.bitDepth / 8) * format.channels;
@@ -59,7 +54,7 @@ export function framesToMs(frames: number, sampleRate: number): number {
 }
 
 /** Whole frames contained in `bytes` bytes (a trailing partial frame does not count). */
-export function bytesToFrames(bytes: number, format: Pick<AudioFormat, "bitDepth" | "channels">): number {
+function bytesToFrames(bytes: number, format: Pick<AudioFormat, "bitDepth" | "channels">): number {
   return Math.floor(bytes / bytesPerFrame(format));
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { alaw } from "alawmulaw";
-import { SileroVad } from "../../workers/vad/silero.ts";
+import { SileroVad } from "../../workers/engines/vad/silero.ts";
 import type { UtteranceFinalEvent } from "../vad/endpointer.ts";
 import { createAudioFrontend, type FrontendEvent } from "./frontend.ts";
 import { createResampler } from "./resampler.ts";

@@ -9,7 +9,7 @@
  * computed by the session.
  */
 
-import type { VadModel, VadStream } from "../../workers/vad/silero.ts";
+import type { VadModel, VadStream } from "../../workers/contract/vad.ts";
 import {
   createEndpointer,
   type Endpointer,

@@ -16,7 +16,7 @@ export interface DecodedWavFile {
 const ENCODINGS: Record<number, AudioEncoding> = { 1: "wav/pcm", 6: "wav/alaw", 7: "wav/ulaw" };
 
 /** Finds and parses the `fmt ` chunk of a complete WAV file; throws when there is none. */
-export function readWavFormat(bytes: Uint8Array): WavFormatInfo {
+function readWavFormat(bytes: Uint8Array): WavFormatInfo {
   const text = (at: number) => String.fromCharCode(...bytes.subarray(at, at + 4));
   if (bytes.length < 12 || text(0) !== "RIFF" || text(8) !== "WAVE") {
     throw new Error("not a RIFF/WAVE file");

@@ -60,7 +60,7 @@ export function parseFmtChunk(payload: Uint8Array): WavFormatInfo | null {
 }
 
 /** Lists the ways a WAV header disagrees with the session format (empty when it agrees). */
-export function describeFormatMismatch(info: WavFormatInfo, format: AudioFormat): string[] {
+function describeFormatMismatch(info: WavFormatInfo, format: AudioFormat): string[] {
   const problems: string[] = [];
   if (info.formatTag !== FORMAT_TAGS[format.encoding]) {
     problems.push(`format tag ${info.formatTag} (session encoding ${format.encoding})`);

@@ -8,9 +8,9 @@ export interface Principal {
   key: ApiKeyRecord;
 }
 
-export const API_KEY_HEADER = "x-service-key";
+const API_KEY_HEADER = "x-service-key";
 /** The header name of the hosted cloud variant's SDKs (`apiKey` option), accepted as an alias. */
-export const API_KEY_ALIAS_HEADER = "x-gladia-key";
+const API_KEY_ALIAS_HEADER = "x-gladia-key";
 
 /** The API key of a request: `x-service-key`, else `x-gladia-key`. */
 export function apiKeyOf(headers: Headers): string | null {
@@ -28,7 +28,7 @@ function parseAddress(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
 }
 
 /** True when `ip` falls in one of `cidrs` (an empty list allows every address). */
-export function addressAllowed(ip: string | null, cidrs: readonly string[]): boolean {
+function addressAllowed(ip: string | null, cidrs: readonly string[]): boolean {
   if (cidrs.length === 0) return true;
   const addr = ip ? parseAddress(ip) : null;
   if (!addr) return false;

@@ -348,7 +348,7 @@ export function eventName(message: CallbackMessage): CallbackEnvelope["event"] {
 }
 
 /** Exponential backoff with equal jitter: half fixed, half random. */
-export function backoffDelay(attemptNo: number, baseDelayMs: number, maxDelayMs: number): number {
+function backoffDelay(attemptNo: number, baseDelayMs: number, maxDelayMs: number): number {
   const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, attemptNo - 1));
   return ceiling / 2 + Math.random() * (ceiling / 2);
 }

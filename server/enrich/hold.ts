@@ -16,12 +16,12 @@ import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { endsInsideNumber, startsWithNumber } from "./number-words.ts";
 
 /** Longest pause (s of audio) across which a number is joined. */
-export const NUMBER_HOLD_S = 1.2;
+const NUMBER_HOLD_S = 1.2;
 /**
  * Audio (s) past the hold, with no new utterance seen, before a held final is released: a speech
  * start is confirmed only after some speech (the endpointer's 150 ms plus its padding).
  */
-export const SPEECH_CONFIRM_S = 0.3;
+const SPEECH_CONFIRM_S = 0.3;
 
 export interface HeldFinal<T = unknown> {
   id: string;

@@ -4,19 +4,19 @@
  * `numerals.ts`, which loads compromise, so that the session path does not load it.
  */
 /** Languages the numerals add-on rewrites; other languages pass through unchanged. */
-export const NUMERAL_LANGUAGES = ["en"] as const;
+const NUMERAL_LANGUAGES = ["en"] as const;
 
 export function servesLanguage(language: string): boolean {
   const base = language.toLowerCase().split(/[-_]/)[0] ?? "";
   return base === "" || (NUMERAL_LANGUAGES as readonly string[]).includes(base);
 }
 
-export const UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
-export const TEENS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"];
-export const TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
-export const SCALES = ["hundred", "thousand", "million", "billion", "trillion"];
+const UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+const TEENS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"];
+const TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+const SCALES = ["hundred", "thousand", "million", "billion", "trillion"];
 export const ORDINAL_UNITS = ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"];
-export const ORDINALS = [...ORDINAL_UNITS, "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "thirtieth", "fortieth", "fiftieth", "sixtieth", "seventieth", "eightieth", "ninetieth", "hundredth", "thousandth", "millionth"];
+const ORDINALS = [...ORDINAL_UNITS, "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "thirtieth", "fortieth", "fiftieth", "sixtieth", "seventieth", "eightieth", "ninetieth", "hundredth", "thousandth", "millionth"];
 export const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
 /** Words that are a cardinal number or part of one. */
 export const CARDINAL_WORDS = new Set([...UNITS, ...TEENS, ...TENS, ...SCALES]);

@@ -10,7 +10,7 @@ import nlp from "compromise";
 import { MONTHS, NUMBER_WORDS, ORDINAL_UNITS, servesLanguage } from "./number-words.ts";
 import { applyEdits, type Edit, type OffsetMap, type TextState } from "./text.ts";
 
-export { CARDINAL_WORDS, endsInsideNumber, NUMBER_WORDS, NUMERAL_LANGUAGES, servesLanguage, startsWithNumber } from "./number-words.ts";
+export { CARDINAL_WORDS, endsInsideNumber, servesLanguage, startsWithNumber } from "./number-words.ts";
 
 const CURRENCY: Record<string, string> = { dollar: "$", dollars: "$", bucks: "$", euro: "€", euros: "€", pound: "£", pounds: "£" };
 const SUBUNIT = new Set(["cent", "cents", "pence", "penny"]);
@@ -49,7 +49,7 @@ const valueOf = (phrase: string): number | null => {
 };
 
 /** Number phrases of `text`, as compromise reads them, with the corrections listed above. */
-export function findNumberPhrases(text: string): NumberPhrase[] {
+function findNumberPhrases(text: string): NumberPhrase[] {
   // biome-ignore lint/suspicious/noExplicitAny: compromise's JSON output is untyped.
   const found = nlp(text).numbers().json({ offset: true, terms: { offset: true } }) as any[];
   const out: NumberPhrase[] = [];

@@ -19,7 +19,7 @@ function properNounStarts(text: string): Set<number> {
   return new Set(terms.filter((t) => t.tags.some((tag) => ["ProperNoun", "Person", "Place", "Organization", "Month", "WeekDay", "Acronym"].includes(tag))).map((t) => t.offset.start));
 }
 
-export function punctuationEdits(text: string): Edit[] {
+function punctuationEdits(text: string): Edit[] {
   const edits: Edit[] = [];
   const isAlnum = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}]/u.test(c);
   for (let i = 0; i < text.length; i++) {

@@ -12,7 +12,7 @@ const analyzer = new Sentiment();
 
 export type Valence = "positive" | "negative" | "neutral" | "mixed";
 
-export function valenceOf(text: string, language: string): Valence {
+function valenceOf(text: string, language: string): Valence {
   if (!servesLanguage(language)) return "neutral";
   const r = analyzer.analyze(text);
   let pos = 0;

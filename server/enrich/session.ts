@@ -5,8 +5,9 @@
  * The stage and the language libraries behind it load on first use (`preloadTextAddons` starts it
  * in the background), so the service answers before they are loaded.
  */
+import { loadOnce } from "../../common/load-once.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
-import type { EnrichContext, Enricher } from "../session/enrich.ts";
+import type { EnrichContext, Enricher, EnricherFactory } from "../session/enrich.ts";
 import { EntityRegistry } from "./entities/registry.ts";
 import type { BuildMessage, SessionEnrichments } from "./pipeline.ts";
 
@@ -16,14 +17,8 @@ interface TextState {
   found?: SessionEnrichments;
 }
 
-let pipeline: Promise<typeof import("./pipeline.ts")> | null = null;
-
 /** Loads the text add-ons' code (once); sessions created meanwhile wait for it. */
-export function preloadTextAddons(): Promise<typeof import("./pipeline.ts")> {
-  pipeline ??= import("./pipeline.ts");
-  pipeline.catch(() => (pipeline = null));
-  return pipeline;
-}
+export const preloadTextAddons = loadOnce(() => import("./pipeline.ts"));
 
 export async function textEnricher(options: AppliedOptions, ctx: EnrichContext): Promise<Enricher | null> {
   const { EnrichmentStage } = await preloadTextAddons();
@@ -39,3 +34,10 @@ export async function textEnricher(options: AppliedOptions, ctx: EnrichContext):
     persist: (): TextState => ({ entities: stage.registry.toJSON(), found: stage.found }),
   };
 }
+
+/**
+ * The default factory: the add-ons the service ships (the text add-ons above), empty when the
+ * session asks for none. The composition root may pass another factory (e.g. one closing over
+ * models it loaded: `server/session/audio-addons.ts`).
+ */
+export const createEnrichers: EnricherFactory = async (options, ctx) => [await textEnricher(options, ctx)].filter((e): e is Enricher => e !== null);

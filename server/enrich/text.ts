@@ -79,7 +79,7 @@ export class OffsetMap {
 }
 
 /** Sorted, non-overlapping edits; overlapping ones (later in the list) are dropped. */
-export function normalizeEdits(edits: Edit[]): Edit[] {
+function normalizeEdits(edits: Edit[]): Edit[] {
   const sorted = [...edits].sort((a, b) => a.start - b.start || a.end - b.end);
   const out: Edit[] = [];
   for (const e of sorted) {

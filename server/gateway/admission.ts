@@ -4,19 +4,19 @@
  * options it was created with (refused with 1011 `rejected: …`, stored as the session's error).
  */
 import type { LiveSessionInit } from "../../generated/openapi/types.gen.ts";
-import { canServe } from "../../workers/coordinator/can-serve.ts";
-import type { ModelCapability } from "../../workers/coordinator/types.ts";
+import { canServe } from "../../workers/contract/can-serve.ts";
+import type { ModelCapability } from "../../workers/contract/types.ts";
 import type { AppDeps } from "../deps.ts";
 import { errorBody, newRequestId } from "../http/errors.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
 import type { SessionHost } from "../session/host.ts";
-import { settleExpiry } from "../sessions/expiry.ts";
-import { RESUME_WINDOW_MS, URL_TTL_MS } from "../sessions/limits.ts";
-import { tokenHash } from "../sessions/tokens.ts";
+import { settleExpiry } from "../session-records/expiry.ts";
+import { RESUME_WINDOW_MS, URL_TTL_MS } from "../session-records/limits.ts";
+import { tokenHash } from "../session-records/tokens.ts";
 import type { SessionRecord } from "../store/types.ts";
 
 /** Returns why the model refuses the session's options, or null when it runs them. */
-export function refusedOption(applied: AppliedOptions, requested: LiveSessionInit, caps: ModelCapability[]): string | null {
+function refusedOption(applied: AppliedOptions, requested: LiveSessionInit, caps: ModelCapability[]): string | null {
   const rt = applied.realtime_processing;
   if (!rt?.translation) return null;
   if (requested.pii != null) return "translation cannot be combined with pii redaction";

@@ -6,12 +6,12 @@
 import { ApiError, errorBody, newRequestId } from "./errors.ts";
 
 /** Largest request body accepted, in bytes. */
-export const MAX_BODY_BYTES = 1 << 20;
+const MAX_BODY_BYTES = 1 << 20;
 
-export const bodyTooLarge = (max = MAX_BODY_BYTES) => new ApiError(413, `request body too large: at most ${max} bytes are accepted`);
+const bodyTooLarge = (max = MAX_BODY_BYTES) => new ApiError(413, `request body too large: at most ${max} bytes are accepted`);
 
 /** True when the request declares a body longer than `max` bytes. */
-export function declaresTooLarge(headers: Headers, max = MAX_BODY_BYTES): boolean {
+function declaresTooLarge(headers: Headers, max = MAX_BODY_BYTES): boolean {
   const length = headers.get("content-length");
   return length !== null && /^[0-9]+$/.test(length.trim()) && Number(length.trim()) > max;
 }

@@ -7,9 +7,9 @@
  * credentials are not allowed.
  */
 
-export const CORS_ALLOW_METHODS = "GET, POST, DELETE, OPTIONS";
-export const CORS_ALLOW_HEADERS = "x-service-key, x-gladia-key, content-type, range";
-export const CORS_EXPOSE_HEADERS = "x-request-id, content-range, content-length, location";
+const CORS_ALLOW_METHODS = "GET, POST, DELETE, OPTIONS";
+const CORS_ALLOW_HEADERS = "x-service-key, x-gladia-key, content-type, range";
+const CORS_EXPOSE_HEADERS = "x-request-id, content-range, content-length, location";
 const MAX_AGE_S = "600";
 
 /** `CORS_ORIGINS` parsed: null (off), "*", or exact origins (`scheme://host[:port]`). */

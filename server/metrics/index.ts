@@ -16,7 +16,7 @@
  */
 import { createRequire } from "node:module";
 import type * as Prom from "prom-client";
-import type { CoordinatorMetrics, ModelQueueMetrics } from "../../workers/coordinator/redis-metrics.ts";
+import type { CoordinatorMetrics, ModelQueueMetrics } from "../../workers/public.ts";
 
 /**
  * prom-client's classes, each from its own file: the package's index also loads the Pushgateway

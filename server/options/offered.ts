@@ -5,10 +5,8 @@
  * (`models pull resemblyzer-speaker`). Used by GET /v2/live/capabilities and by
  * the capability checks at POST /v2/live and when a session connects.
  */
-import type { ModelCapability } from "../../workers/coordinator/types.ts";
-import type { Feature } from "../../workers/engines/types.ts";
-import { speakerModelInstalled } from "../../workers/engines/speaker/installed.ts";
-import { turnModelInstalled } from "../../workers/engines/turn/installed.ts";
+import type { Feature, ModelCapability } from "../../workers/contract/types.ts";
+import { speakerModelInstalled, turnModelInstalled } from "../../workers/public.ts";
 import type { AppDeps } from "../deps.ts";
 
 /** Why the gateway cannot run an add-on, or null when it can. */

@@ -19,7 +19,7 @@ import type { PersistedSession } from "./persist.ts";
 import { RetainedBytes } from "./retained.ts";
 
 /** Audio replayed before the untranscribed point after a restart, so the VAD is warm again there. */
-export const RESTART_WARMUP_S = 2;
+const RESTART_WARMUP_S = 2;
 /** Duration of one VAD window (512 samples at 16 kHz). */
 const VAD_FRAME_S = 0.032;
 

@@ -10,7 +10,8 @@ import type { AppliedOptions } from "../options/defaults.ts";
 import { round3 } from "./messages.ts";
 import { DiarizationEnricher, type SpeakerLabeller } from "./diarization.ts";
 import { EndOfTurnEnricher, type TurnChannel } from "./end-of-turn.ts";
-import { createEnrichers, type Enricher, type EnricherFactory } from "./enrich.ts";
+import { createEnrichers } from "../enrich/session.ts";
+import type { Enricher, EnricherFactory } from "./enrich.ts";
 import { recognizerTranslate, TranslationEnricher } from "./translation.ts";
 
 export interface AudioAddons {

@@ -4,7 +4,7 @@
  * such as Whisper, condition on both).
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
-import type { TranscribeRequest } from "../../workers/coordinator/types.ts";
+import type { TranscribeRequest } from "../../workers/contract/types.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
 
 /** Characters of committed text handed on as context (Whisper keeps at most 223 tokens of it). */

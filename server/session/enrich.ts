@@ -6,11 +6,10 @@
  * a session with none behaves exactly as without this stage.
  *
  * Adding an add-on: implement `Enricher` in its own module, and return it from `createEnrichers`
- * when the session's options turn it on (see ARCHITECTURE.md, "add an add-on").
+ * (`server/enrich/session.ts`) when the session's options turn it on (see ARCHITECTURE.md, "add an add-on").
  */
 import type { LiveSessionInit, TranscriptionResult, Utterance } from "../../generated/openapi/types.gen.ts";
-import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
-import { textEnricher } from "../enrich/session.ts";
+import type { InferenceCoordinator } from "../../workers/contract/types.ts";
 import type { Logger } from "../log.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
 import type { MessageFactory, SessionMessage } from "./messages.ts";
@@ -71,13 +70,6 @@ export interface Enricher {
  * add-on's code or model is loaded on first use).
  */
 export type EnricherFactory = (options: AppliedOptions, ctx: EnrichContext) => MaybePromise<Enricher[]>;
-
-/**
- * The default factory: the add-ons the service ships (the text add-ons of `server/enrich/`), empty
- * when the session asks for none. The composition root may pass another factory (e.g. one closing
- * over models it loaded).
- */
-export const createEnrichers: EnricherFactory = async (options, ctx) => [await textEnricher(options, ctx)].filter((e): e is Enricher => e !== null);
 
 /** Runs a session's enrichers in order. */
 export class EnrichmentPipeline {

@@ -4,12 +4,12 @@
  * gateway the client reconnects to), the time windows, and the sweep of sessions abandoned by a
  * gateway that stopped or died. Knows nothing of sockets.
  */
-import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
+import type { InferenceCoordinator } from "../../workers/contract/types.ts";
 import type { SessionDirectory } from "../cluster/directory.ts";
 import type { Clock } from "../clock.ts";
 import type { CallbackDispatcher } from "../delivery/callbacks.ts";
 import type { Logger } from "../log.ts";
-import { RESUME_WINDOW_MS } from "../sessions/limits.ts";
+import { RESUME_WINDOW_MS } from "../session-records/limits.ts";
 import type { SessionRecord, Store } from "../store/types.ts";
 import type { EnricherFactory } from "./enrich.ts";
 import { restoreCheckpoint } from "./checkpoint.ts";

@@ -5,7 +5,7 @@
  */
 import { bytesPerFrame, type AudioFormat } from "../audio/format.ts";
 import type { SessionAcks } from "./acks.ts";
-import type { SessionRecording } from "./recording.ts";
+import type { SessionRecording } from "./recording-spool.ts";
 
 /** Length of the canonical WAV header a client may send first. */
 const WAV_HEADER_BYTES = 44;

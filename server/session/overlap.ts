@@ -5,7 +5,7 @@
  * committed words would be shown twice; matching characters (letters and digits, case ignored)
  * finds the end of the committed text even inside a word, which is then split.
  */
-import type { WordTiming } from "../../workers/coordinator/types.ts";
+import type { WordTiming } from "../../workers/contract/types.ts";
 
 /** English digit names: decodes write a digit either way ("Four." / "4."). */
 const DIGIT_NAMES: Record<string, string> = { zero: "0", one: "1", two: "2", three: "3", four: "4", five: "5", six: "6", seven: "7", eight: "8", nine: "9" };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { TranscribeResult, WordTiming } from "../../workers/coordinator/types.ts";
+import type { TranscribeResult, WordTiming } from "../../workers/contract/types.ts";
 import {
   STREAMING_PROFILES,
   UtteranceStream,

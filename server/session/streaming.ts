@@ -34,7 +34,7 @@
  *
  * The module knows no engine and no session: it is given a `decode` function.
  */
-import type { TranscribeResult, WordTiming } from "../../workers/coordinator/types.ts";
+import type { TranscribeResult, WordTiming } from "../../workers/contract/types.ts";
 import { afterReread, normalizeWord, textLength } from "./overlap.ts";
 
 export type LatencyProfile = "low_latency" | "balanced" | "accurate";

@@ -13,7 +13,7 @@
  * as it is recognized), which bounds the acknowledgments.
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
-import { NoCapacityError, type DecodePriority, type InferenceCoordinator, type TranscribeResult } from "../../workers/coordinator/types.ts";
+import { NoCapacityError, type DecodePriority, type InferenceCoordinator, type TranscribeResult } from "../../workers/contract/types.ts";
 import { FRONTEND_SAMPLE_RATE, type FrontendEvent } from "../audio/frontend.ts";
 import type { Logger } from "../log.ts";
 import type { AppliedOptions } from "../options/defaults.ts";

@@ -7,7 +7,7 @@
  * `rejected: …`). An utterance already in the target language is its own translation.
  */
 import type { TranslationLanguageCode, Utterance } from "../../generated/openapi/types.gen.ts";
-import type { TranscribeResult } from "../../workers/coordinator/types.ts";
+import type { TranscribeResult } from "../../workers/contract/types.ts";
 import type { EnrichContext, Enricher, Enrichment, UtteranceRef } from "./enrich.ts";
 
 export interface TranslationData {
@@ -25,7 +25,7 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 
 /** The translated utterance: the original's times and channel, the translation's text and words. */
-export function translatedUtterance(original: Utterance, r: TranscribeResult, target: string): Utterance {
+function translatedUtterance(original: Utterance, r: TranscribeResult, target: string): Utterance {
   const text = r.text.trim();
   const base = original.start;
   const words = r.words.length > 0

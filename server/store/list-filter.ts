@@ -25,7 +25,7 @@ function metadataValue(metadata: unknown, key: string): unknown {
 }
 
 /** Whether one stored metadata value (undefined = key missing) matches one wanted value. */
-export function metadataValueMatches(stored: unknown, wanted: unknown): boolean {
+function metadataValueMatches(stored: unknown, wanted: unknown): boolean {
   if (wanted === null || wanted === undefined) return stored === null || stored === undefined;
   if (typeof wanted === "object") return stored !== null && typeof stored === "object" && JSON.stringify(stored) === JSON.stringify(wanted);
   if (typeof wanted === "string") {
@@ -36,7 +36,7 @@ export function metadataValueMatches(stored: unknown, wanted: unknown): boolean 
   return stored === wanted;
 }
 
-export function matchesCustomMetadata(metadata: unknown, wanted: Record<string, unknown> | undefined): boolean {
+function matchesCustomMetadata(metadata: unknown, wanted: Record<string, unknown> | undefined): boolean {
   for (const [key, value] of Object.entries(wanted ?? {})) {
     if (!metadataValueMatches(metadataValue(metadata, key), value)) return false;
   }
@@ -49,7 +49,7 @@ export function hasRecordFilters(q: ListFilters): boolean {
 }
 
 /** The date bounds and the cursor. */
-export function withinListBounds(createdAt: number, seq: number, q: ListBounds): boolean {
+function withinListBounds(createdAt: number, seq: number, q: ListBounds): boolean {
   if (q.before && !(createdAt < q.before.createdAt || (createdAt === q.before.createdAt && seq < q.before.seq))) return false;
   if (q.createdFrom !== undefined && !(createdAt >= q.createdFrom)) return false;
   if (q.createdTo !== undefined && !(createdAt < q.createdTo)) return false;

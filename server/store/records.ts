@@ -7,16 +7,16 @@ export function hashSecret(secret: string): string {
 }
 
 /** Keys at least this long keep their first KEY_PREFIX_CHARS characters in the record, to be recognised in listings. */
-export const KEY_PREFIX_MIN_LENGTH = 32;
-export const KEY_PREFIX_CHARS = 8;
+const KEY_PREFIX_MIN_LENGTH = 32;
+const KEY_PREFIX_CHARS = 8;
 
 /** The part of a key kept in clear: none for short keys, whose first characters would give too much away. */
-export function keyPrefix(secret: string): string {
+function keyPrefix(secret: string): string {
   return secret.length >= KEY_PREFIX_MIN_LENGTH ? secret.slice(0, KEY_PREFIX_CHARS) : "";
 }
 
 /** A new API key: a recognisable prefix and 24 random bytes. */
-export function newApiKey(): string {
+function newApiKey(): string {
   return "stt_" + randomBytes(24).toString("base64url");
 }
 

@@ -3,30 +3,7 @@
  * and session, and the per-account limit of open sessions holds across gateways. Behaves like
  * `SqliteStore` (the store tests run one suite against both).
  *
- * Key layout, under `{p}:store:` where `{p}` is the deployment prefix (default `stt`, as in
- * `common/redis/keys.ts`). Hash fields and list entries hold JSON-encoded values.
- *
- *   {p}:store:account:{id}                 hash: id, name, createdAt, callbackSecret, and one field
- *                                          `plan.<name>` per plan entry (so plan updates and credit
- *                                          consumption are single-field writes)
- *   {p}:store:accounts                     zset of account ids scored by createdAt (ties by id)
- *   {p}:store:key:{keyId}                  hash: the ApiKeyRecord fields (the secret is never stored)
- *   {p}:store:key-hash:{sha256}            string: key id of that secret hash (revoked keys keep theirs)
- *   {p}:store:account-keys:{accountId}     zset of key ids scored by createdAt (ties by id)
- *   {p}:store:session:{id}                 hash: the SessionRecord fields
- *   {p}:store:session-seq                  counter giving each inserted session its `seq`
- *   {p}:store:token:{tokenHash}            string: session id of that WebSocket token hash
- *   {p}:store:account-sessions:{accountId} zset of `<seq, 16 digits>:<id>` scored by createdAt:
- *                                          the listing, newest first by (createdAt, seq)
- *   {p}:store:account-open:{accountId}     zset of open session ids, scored by the moment the unused
- *                                          URL expires (createdAt + urlTtlMs) or +inf once connected
- *                                          or processing; ended sessions leave it
- *   {p}:store:unused-urls                  zset of queued never-connected session ids scored by createdAt
- *   {p}:store:account-llm-callbacks:{id}   list of stored LLM callbacks, newest first, capped
- *   {p}:store:checkpoint:{id}              string: a live session's crash checkpoint state (JSON)
- *   {p}:store:checkpoint-audio:{id}        hash: stream offset → raw audio chunk of that checkpoint
- *   {p}:store:checkpoint-finals:{id}       hash: index → final (JSON) of that checkpoint
- *                                          (the three expire CHECKPOINT_TTL_MS after their last write)
+ * Key layout and record encoding: `redis-layout.ts`; the Lua scripts: `redis-scripts.ts`.
  *
  * Every write that touches several keys is one Lua script (atomic). Scripts that start from a session
  * id find the account's keys from the session hash, so the layout needs one Redis (or a primary with
@@ -49,277 +26,17 @@ import { connectRedis, dropClient, isReplyError, sleep, type RedisClient } from 
 import { settleWithin } from "../../common/timeout.ts";
 import { hasRecordFilters, matchesListFilters } from "./list-filter.ts";
 import { hashSecret, newAccount, newKey } from "./records.ts";
-import {
-  type Account,
-  type ApiKeyRecord,
-  type CheckpointWrite,
-  type CreateSessionOutcome,
-  type Plan,
-  type Scope,
-  type SessionListQuery,
-  type SessionRecord,
-  type Store,
-  type StoredCheckpoint,
-} from "./types.ts";
+import { bound, dec, enc, flatToHash, keyFields, limitArg, listMember, listRange, patchableFields, planPairs, SEQ_DIGITS, seg, sessionFields, toAccount, toKey, toSession, type Hash } from "./redis-layout.ts";
+import { CONSUME_CREDITS, CREATE_ACCOUNT, CREATE_KEY, CREATE_SESSION, DELETE_SESSION, FOLLOW_INDEX, REVOKE_KEY, STORE_CALLBACK, UPDATE_PLAN, UPDATE_SESSION } from "./redis-scripts.ts";
+import type { Account, ApiKeyRecord, CheckpointWrite, CreateSessionOutcome, Plan, Scope, SessionListQuery, SessionRecord, Store, StoredCheckpoint } from "./types.ts";
 
 /** Stored LLM callbacks kept per account (newest first). */
-export const LLM_CALLBACKS_KEPT = 1000;
+const LLM_CALLBACKS_KEPT = 1000;
 /** How long `close()` waits for pending writes, then for the connection to drain. */
 const CLOSE_WAIT_MS = 2000;
 /** A checkpoint nobody wrote for this long is dropped (its session ended long ago or was lost). */
 const CHECKPOINT_TTL_MS = 24 * 3600 * 1000;
 const BINARY = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } } as const;
-
-const seg = {
-  account: "account:",
-  accounts: "accounts",
-  key: "key:",
-  keyHash: "key-hash:",
-  accountKeys: "account-keys:",
-  session: "session:",
-  seq: "session-seq",
-  token: "token:",
-  accountSessions: "account-sessions:",
-  accountOpen: "account-open:",
-  unused: "unused-urls",
-  accountCallbacks: "account-llm-callbacks:",
-  checkpoint: "checkpoint:",
-  checkpointAudio: "checkpoint-audio:",
-  checkpointFinals: "checkpoint-finals:",
-} as const;
-
-const SEQ_DIGITS = 16;
-const listMember = (seq: number, id: string) => `${String(seq).padStart(SEQ_DIGITS, "0")}:${id}`;
-
-const sessionFields = [
-  "id", "seq", "accountId", "requestId", "status", "createdAt", "updatedAt", "connectedAt", "endedAt", "tokenHash", "model", "region",
-  "requestedOptions", "appliedOptions", "customMetadata", "result", "error", "recordAudio", "recordingPath", "audioDurationS", "resumeState",
-] as const satisfies readonly (keyof SessionRecord)[];
-/** Fields a patch may set (the others are fixed at insertion). */
-const patchableFields: ReadonlySet<string> = new Set([
-  "status", "updatedAt", "connectedAt", "endedAt", "tokenHash", "model", "region", "requestedOptions", "appliedOptions",
-  "customMetadata", "result", "error", "recordAudio", "recordingPath", "audioDurationS", "resumeState",
-]);
-const keyFields = ["id", "accountId", "name", "prefix", "hash", "scopes", "allowedCidrs", "createdAt", "revokedAt"] as const satisfies readonly (keyof ApiKeyRecord)[];
-
-// ── Lua ─────────────────────────────────────────────────────────────────────────────────────────
-
-/** Decodes a JSON-encoded string field (nil when absent or not a string). */
-const luaStr = `local function str(raw)
-  if not raw then return nil end
-  local ok, v = pcall(cjson.decode, raw)
-  if ok and type(v) == 'string' then return v end
-  return nil
-end
-`;
-
-/**
- * KEYS: account, session, token, account-sessions, account-open, unused-urls, session-seq.
- * ARGV: now, limit ('' = none), open score ('' = not open), createdAt, id, unused ('1'/'0'), field/value pairs…
- * Returns the new seq, 0 at the limit, -1 no account, -2 id taken, -3 token taken.
- */
-const CREATE_SESSION = `
-redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', ARGV[1])
-if ARGV[2] ~= '' and redis.call('ZCARD', KEYS[5]) >= tonumber(ARGV[2]) then return 0 end
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if redis.call('EXISTS', KEYS[2]) == 1 then return -2 end
-if redis.call('EXISTS', KEYS[3]) == 1 then return -3 end
-local seq = redis.call('INCR', KEYS[7])
-redis.call('HSET', KEYS[2], 'seq', tostring(seq), unpack(ARGV, 7))
-redis.call('SET', KEYS[3], ARGV[5])
-redis.call('ZADD', KEYS[4], ARGV[4], string.format('%0${SEQ_DIGITS}d', seq) .. ':' .. ARGV[5])
-if ARGV[3] ~= '' then redis.call('ZADD', KEYS[5], ARGV[3], ARGV[5]) end
-if ARGV[6] == '1' then redis.call('ZADD', KEYS[6], ARGV[4], ARGV[5]) end
-return seq
-`;
-
-/**
- * KEYS: session, unused-urls. ARGV: base, id, reindex ('1' when status or connectedAt changes),
- * token patched ('1'/'0'), the new token hash, field/value pairs…
- * Returns 1 applied, 0 no such session (nothing written), -1 token hash taken by another session.
- */
-const UPDATE_SESSION = `${luaStr}
-local base, id = ARGV[1], ARGV[2]
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if ARGV[4] == '1' then
-  local old = str(redis.call('HGET', KEYS[1], 'tokenHash'))
-  if old ~= ARGV[5] then
-    local newKey = base .. '${seg.token}' .. ARGV[5]
-    local holder = redis.call('GET', newKey)
-    if holder and holder ~= id then return -1 end
-    if old then
-      local oldKey = base .. '${seg.token}' .. old
-      if redis.call('GET', oldKey) == id then redis.call('DEL', oldKey) end
-    end
-    redis.call('SET', newKey, id)
-  end
-end
-redis.call('HSET', KEYS[1], unpack(ARGV, 6))
-if ARGV[3] == '1' then
-  local v = redis.call('HMGET', KEYS[1], 'status', 'connectedAt', 'accountId', 'createdAt')
-  local status = v[1]
-  local connected = v[2] and v[2] ~= 'null'
-  local account = str(v[3])
-  if account then
-    local open = base .. '${seg.accountOpen}' .. account
-    if status == '"done"' or status == '"error"' then
-      redis.call('ZREM', open, id)
-    elseif status == '"processing"' or connected then
-      redis.call('ZADD', open, '+inf', id)
-    end
-  end
-  if status == '"queued"' and not connected and tonumber(v[4]) then
-    redis.call('ZADD', KEYS[2], v[4], id)
-  else
-    redis.call('ZREM', KEYS[2], id)
-  end
-end
-return 1
-`;
-
-/** KEYS: session, unused-urls. ARGV: base, id. */
-const DELETE_SESSION = `${luaStr}
-local base, id = ARGV[1], ARGV[2]
-local v = redis.call('HMGET', KEYS[1], 'accountId', 'tokenHash', 'seq')
-if not v[1] then return 0 end
-redis.call('DEL', KEYS[1])
-local account, token, seq = str(v[1]), str(v[2]), tonumber(v[3])
-if token then
-  local tk = base .. '${seg.token}' .. token
-  if redis.call('GET', tk) == id then redis.call('DEL', tk) end
-end
-if account then
-  if seq then redis.call('ZREM', base .. '${seg.accountSessions}' .. account, string.format('%0${SEQ_DIGITS}d', seq) .. ':' .. id) end
-  redis.call('ZREM', base .. '${seg.accountOpen}' .. account, id)
-end
-redis.call('ZREM', KEYS[2], id)
-return 1
-`;
-
-/** KEYS: an index string key. ARGV: hash key prefix. The hash its value names, or nil. */
-const FOLLOW_INDEX = `
-local id = redis.call('GET', KEYS[1])
-if not id then return nil end
-return redis.call('HGETALL', ARGV[1] .. id)
-`;
-
-/** KEYS: account, accounts. ARGV: createdAt, id, field/value pairs… Returns 0 when the id is taken. */
-const CREATE_ACCOUNT = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
-return 1
-`;
-
-/** KEYS: account. ARGV: number of fields to delete, those fields, field/value pairs… The hash after, or nil. */
-const UPDATE_PLAN = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
-local d = tonumber(ARGV[1])
-if d > 0 then redis.call('HDEL', KEYS[1], unpack(ARGV, 2, 1 + d)) end
-if #ARGV > 1 + d then redis.call('HSET', KEYS[1], unpack(ARGV, 2 + d)) end
-return redis.call('HGETALL', KEYS[1])
-`;
-
-/** KEYS: account. ARGV: seconds. Written with 17 significant digits so the double survives exactly. */
-const CONSUME_CREDITS = `
-local raw = redis.call('HGET', KEYS[1], 'plan.creditsSeconds')
-if not raw or raw == 'null' then return 0 end
-local n = tonumber(raw)
-if not n then return 0 end
-redis.call('HSET', KEYS[1], 'plan.creditsSeconds', string.format('%.17g', n - tonumber(ARGV[1])))
-return 1
-`;
-
-/**
- * KEYS: account, key, key-hash, account-keys. ARGV: createdAt, key id, field/value pairs…
- * Returns 1, -1 no account, -2 secret already stored, -3 id taken.
- */
-const CREATE_KEY = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if redis.call('EXISTS', KEYS[3]) == 1 then return -2 end
-if redis.call('EXISTS', KEYS[2]) == 1 then return -3 end
-redis.call('HSET', KEYS[2], unpack(ARGV, 3))
-redis.call('SET', KEYS[3], ARGV[2])
-redis.call('ZADD', KEYS[4], ARGV[1], ARGV[2])
-return 1
-`;
-
-/** KEYS: key. ARGV: revokedAt (JSON). Returns 1 when it revoked the key. */
-const REVOKE_KEY = `
-local r = redis.call('HGET', KEYS[1], 'revokedAt')
-if r ~= 'null' then return 0 end
-redis.call('HSET', KEYS[1], 'revokedAt', ARGV[1])
-return 1
-`;
-
-/** KEYS: account, callbacks list. ARGV: entry, cap. Returns 0 without the account. */
-const STORE_CALLBACK = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('LPUSH', KEYS[2], ARGV[1])
-redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)
-return 1
-`;
-
-// ── encoding ────────────────────────────────────────────────────────────────────────────────────
-
-type Hash = Record<string, string>;
-
-/** JSON of a value; undefined (and what JSON cannot write) is stored as null, like SQLite's NULL. */
-const enc = (v: unknown): string => (v === undefined ? "null" : (JSON.stringify(v) ?? "null"));
-const dec = (raw: string | undefined): any => (raw === undefined ? null : JSON.parse(raw));
-
-function flatToHash(reply: unknown): Hash | null {
-  if (!Array.isArray(reply) || reply.length === 0) return null;
-  const h: Hash = {};
-  for (let i = 0; i + 1 < reply.length; i += 2) h[String(reply[i])] = String(reply[i + 1]);
-  return h;
-}
-
-function toSession(h: Hash | null): SessionRecord | null {
-  if (!h || h.id === undefined) return null;
-  const r: Record<string, unknown> = {};
-  for (const f of sessionFields) r[f] = dec(h[f]);
-  r.recordAudio = !!r.recordAudio;
-  return r as unknown as SessionRecord;
-}
-
-function toAccount(h: Hash | null): Account | null {
-  if (!h || h.id === undefined) return null;
-  const plan: Record<string, unknown> = {};
-  for (const [field, raw] of Object.entries(h)) if (field.startsWith("plan.")) plan[field.slice(5)] = JSON.parse(raw);
-  return { id: dec(h.id), name: dec(h.name), createdAt: dec(h.createdAt), plan: plan as unknown as Plan, callbackSecret: dec(h.callbackSecret) };
-}
-
-function toKey(h: Hash | null): ApiKeyRecord | null {
-  if (!h || h.id === undefined) return null;
-  const r: Record<string, unknown> = {};
-  for (const f of keyFields) r[f] = dec(h[f]);
-  return r as unknown as ApiKeyRecord;
-}
-
-function planPairs(plan: Partial<Plan>): { set: string[]; unset: string[] } {
-  const set: string[] = [];
-  const unset: string[] = [];
-  for (const [name, value] of Object.entries(plan)) {
-    // JSON drops undefined entries, so SQLite's plan loses them: do the same.
-    if (value === undefined) unset.push(`plan.${name}`);
-    else set.push(`plan.${name}`, enc(value));
-  }
-  return { set, unset };
-}
-
-/** A Redis score bound. */
-function bound(n: number, exclusive: boolean): string {
-  if (n === Infinity) return "+inf";
-  if (n === -Infinity) return "-inf";
-  return (exclusive ? "(" : "") + String(n);
-}
-
-/** The limit for the script: '' for none (SQLite: a count is never >= NaN or +Infinity). */
-function limitArg(limit: number): string {
-  if (Number.isNaN(limit) || limit === Infinity) return "";
-  return limit === -Infinity ? "0" : String(limit);
-}
 
 const noop = () => {};
 
@@ -492,20 +209,9 @@ export class RedisStore implements Store {
     const bounds = [q.before?.createdAt, q.before?.seq, q.createdFrom, q.createdTo, q.after, q.beforeDate];
     if (bounds.some((b) => b !== undefined && Number.isNaN(b))) return [];
 
-    // Lower bound: createdFrom (inclusive) and after (exclusive), the tighter one.
-    let min = "-inf";
-    if (q.after !== undefined && (q.createdFrom === undefined || q.after >= q.createdFrom)) min = bound(q.after, true);
-    else if (q.createdFrom !== undefined) min = bound(q.createdFrom, false);
-    // Upper bound: the scan position. `member` set: at `score`, only members below it remain.
-    const exclusiveTop = Math.min(q.createdTo ?? Infinity, q.beforeDate ?? Infinity);
-    let top: { score: number; exclusive: boolean; member: string | null } = { score: exclusiveTop, exclusive: exclusiveTop !== Infinity, member: null };
-    if (q.before && q.before.createdAt < exclusiveTop) {
-      // At the cursor's createdAt only seq < before.seq remain: members below `<ceil(seq)>:` (seqs are integers from 1).
-      const { createdAt, seq } = q.before;
-      if (seq === Infinity) top = { score: createdAt, exclusive: false, member: null };
-      else if (seq <= 1) top = { score: createdAt, exclusive: true, member: null };
-      else top = { score: createdAt, exclusive: false, member: `${String(Math.ceil(seq)).padStart(SEQ_DIGITS, "0")}:` };
-    }
+    const range = listRange(q);
+    const min = range.min;
+    let top = range.top;
 
     const key = this.k(seg.accountSessions, accountId);
     const filtered = hasRecordFilters(q);

@@ -7,7 +7,6 @@ import type { LiveModel, LiveSessionInit, LiveSessionStatus, TranscriptionResult
 import type { AppliedOptions } from "../options/defaults.ts";
 
 export type SessionStatus = LiveSessionStatus;
-export const sessionStatuses: readonly SessionStatus[] = ["queued", "processing", "done", "error"];
 
 /** Scopes a key may hold. A key created without an explicit list holds all of them. */
 export type Scope = "sessions:write" | "sessions:read" | "sessions:delete" | "recordings:read" | "callbacks:write";

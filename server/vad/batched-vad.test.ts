@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
-import { BatchedVad } from "../../workers/vad/batched.ts";
-import { SileroVad } from "../../workers/vad/silero.ts";
+import { BatchedVad } from "../../workers/engines/vad/batched.ts";
+import { SileroVad } from "../../workers/engines/vad/silero.ts";
 import { createEndpointer, type EndpointerEvent } from "./endpointer.ts";
 
 const SHARED = path.resolve(import.meta.dir, "../../../shared");

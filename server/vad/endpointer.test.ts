@@ -3,7 +3,7 @@ import path from "node:path";
 import { createAudioDecoder } from "../audio/decoder.ts";
 import { createResampler } from "../audio/resampler.ts";
 import { readWavFile } from "../../workers/dsp/wav.ts";
-import { SileroVad } from "../../workers/vad/silero.ts";
+import { SileroVad } from "../../workers/engines/vad/silero.ts";
 import {
   createEndpointer,
   type EndpointerEvent,

@@ -19,7 +19,7 @@
  * utterance plus the pre-roll.
  */
 
-import type { VadStream } from "../../workers/vad/silero.ts";
+import type { VadStream } from "../../workers/contract/vad.ts";
 import { liveDefaults } from "../options/defaults.ts";
 import { SampleWindow } from "./sample-window.ts";
 

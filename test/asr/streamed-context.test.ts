@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
-import type { InferenceCoordinator, InferenceJob } from "../../workers/coordinator/types.ts";
+import type { InferenceCoordinator, InferenceJob } from "../../workers/contract/types.ts";
 import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
 import { modelsDir, requireWeights, vadModelsDir } from "./models.ts";
 import { streamClip } from "./stream.ts";

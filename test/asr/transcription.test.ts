@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
-import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
+import type { InferenceCoordinator } from "../../workers/contract/types.ts";
 import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
 import { modelsDir, requireWeights, vadModelsDir } from "./models.ts";
 import { referenceTexts, streamClip } from "./stream.ts";

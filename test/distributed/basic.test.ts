@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisCoordinator } from "../../workers/coordinator/redis.ts";
 import { attachSource, scrape } from "../../server/metrics/index.ts";
-import { NoEndpointError } from "../../workers/coordinator/types.ts";
+import { NoEndpointError } from "../../workers/contract/types.ts";
 import { startRedis, uniquePrefix, type TestRedis } from "./redis.ts";
 import { CLIPS, eventually, spawnWorker, words, type WorkerProcess } from "./workers.ts";
 

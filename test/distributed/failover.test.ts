@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createClient } from "redis";
 import { RedisCoordinator } from "../../workers/coordinator/redis.ts";
-import { NoEndpointError } from "../../workers/coordinator/types.ts";
+import { NoEndpointError } from "../../workers/contract/types.ts";
 import { startRedis, uniquePrefix, type TestRedis } from "./redis.ts";
 import { CLIPS, eventually, spawnWorker, words, type WorkerProcess } from "./workers.ts";
 

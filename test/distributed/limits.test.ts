@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "redis";
 import { RedisCoordinator } from "../../workers/coordinator/redis.ts";
-import { NoCapacityError } from "../../workers/coordinator/types.ts";
+import { NoCapacityError } from "../../workers/contract/types.ts";
 import { InferenceFailedError } from "../../workers/distributed/errors.ts";
 import { startRedis, uniquePrefix, type TestRedis } from "./redis.ts";
 import { CLIPS, eventually, MODELS_DIR, spawnWorker, words, type WorkerProcess } from "./workers.ts";

@@ -10,7 +10,7 @@ import { ManualClock } from "../../server/clock.ts";
 import { createLogger } from "../../server/log.ts";
 import { startServer, type RunningServer } from "../../server/server.ts";
 import type { Plan, Scope } from "../../server/store/types.ts";
-import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
+import type { InferenceCoordinator } from "../../workers/contract/types.ts";
 
 import { englishModelsDir } from "./models.ts";
 

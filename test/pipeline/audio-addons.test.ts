@@ -12,7 +12,7 @@ import { SMART_TURN_ID, SPEAKER_ID } from "../../workers/catalogue/index.ts";
 import { join16k, modelsWith, speak } from "../helpers/addon-models.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import { loadVad } from "../../server/server.ts";
-import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
+import type { InferenceCoordinator } from "../../workers/contract/types.ts";
 import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
 import { chunks, contractErrors, createSession, interleave16, RawClient, toPcm16, words, type Msg } from "./helpers.ts";
 import { digitWords } from "../helpers/text.ts";

@@ -4,7 +4,7 @@ import { readWavFile } from "../../workers/dsp/wav.ts";
 import { serverMessageValidators } from "../../generated/validators.ts";
 import { ManualClock } from "../../server/clock.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
-import type { InferenceCoordinator } from "../../workers/coordinator/types.ts";
+import type { InferenceCoordinator } from "../../workers/contract/types.ts";
 import { englishModelsDir } from "../helpers/models.ts";
 import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
 import { flushQueue } from "../helpers/tcp.ts";

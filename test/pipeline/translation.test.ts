@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
-import type { InferenceCoordinator, InferenceJob } from "../../workers/coordinator/types.ts";
+import type { InferenceCoordinator, InferenceJob } from "../../workers/contract/types.ts";
 import { buildFixtures } from "../../workers/fixtures/build.ts";
 import { againstCloudAsyncapi as againstCloud } from "../helpers/cloud.ts";
 import { sharedAudio, sharedModels, startTestService, type TestService } from "../helpers/server.ts";

@@ -10,7 +10,7 @@ import type { Logger } from "../../server/log.ts";
 import { startServer } from "../../server/server.ts";
 import { defaultModel, installEntry } from "../../server/serving.ts";
 import { PUBLIC_MODELS } from "../../workers/catalogue/entries.ts";
-import type { ModelCapability } from "../../workers/coordinator/types.ts";
+import type { ModelCapability } from "../../workers/contract/types.ts";
 
 const dirs: string[] = [];
 afterAll(() => {

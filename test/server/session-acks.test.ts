@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import path from "node:path";
-import { SileroVad } from "../../workers/vad/silero.ts";
+import { SileroVad } from "../../workers/engines/vad/silero.ts";
 import type { AudioFormat } from "../../server/audio/format.ts";
 import { createAudioFrontend } from "../../server/audio/frontend.ts";
 import { SessionAcks } from "../../server/session/acks.ts";

@@ -3,13 +3,14 @@
  * entry serves each public model and the resulting `ModelCapability[]` (checked against a session
  * by `canServe`, re-exported from the coordinator's interface).
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, statSync, watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
-import type { ModelCapability } from "../coordinator/types.ts";
+import type { ModelCapability } from "../contract/types.ts";
 import { hasEngineFamily } from "../engines/registry.ts";
 import type { EngineFamily } from "../engines/types.ts";
 import { CATALOGUE, PUBLIC_MODELS } from "./entries.ts";
-import type { AuxiliaryFamily, CatalogueEntry, PublicModelDefinition } from "./types.ts";
+import { isRecognizer } from "./families.ts";
+import type { CatalogueEntry, PublicModelDefinition } from "./types.ts";
 
 /** True when every required file of the entry, and of the entries it requires, is a file in `modelsDir`. */
 export function isInstalled(entry: CatalogueEntry, modelsDir: string, catalogue: CatalogueEntry[] = CATALOGUE): boolean {
@@ -32,9 +33,6 @@ export function installedEntries(modelsDir: string, catalogue: CatalogueEntry[] 
   return catalogue.filter((e) => isInstalled(e, modelsDir, catalogue));
 }
 
-/** Families that serve no public model (see `CatalogueEntry.family`). */
-const AUXILIARY = new Set<string>(["vad", "assets", "turn", "speaker"] satisfies AuxiliaryFamily[]);
-
 export interface ResolveOptions {
   catalogue?: CatalogueEntry[];
   models?: PublicModelDefinition[];
@@ -55,13 +53,56 @@ export function servingEntries(modelsDir: string, opts: ResolveOptions = {}): Se
   for (const model of opts.models ?? PUBLIC_MODELS) {
     for (const id of model.candidates) {
       const entry = catalogue.find((e) => e.id === id);
-      if (!entry || AUXILIARY.has(entry.family) || !available(entry.family as EngineFamily)) continue;
+      if (!entry || !isRecognizer(entry) || !available(entry.family)) continue;
       if (!isInstalled(entry, modelsDir, catalogue)) continue;
       out.push({ model, entry });
       break;
     }
   }
   return out;
+}
+
+/**
+ * The serving entries of one models directory, read once and read again after anything under the
+ * directory changes (a recursive watch), so that a decode does not look at the disk. Without a
+ * watch (the directory is missing, or the platform refuses) every `current()` reads the directory,
+ * as before.
+ */
+export class ServingTable {
+  private entries: ServingEntry[] | null = null;
+  private watcher: FSWatcher | null = null;
+
+  constructor(
+    private readonly modelsDir: string,
+    private readonly opts: ResolveOptions = {},
+  ) {
+    try {
+      this.watcher = watch(modelsDir, { recursive: true, persistent: false }, () => (this.entries = null));
+      this.watcher.on("error", () => this.unwatch());
+    } catch {
+      this.watcher = null;
+    }
+  }
+
+  /** Reads the directory now. */
+  refresh(): ServingEntry[] {
+    return (this.entries = servingEntries(this.modelsDir, this.opts));
+  }
+
+  /** The entries as last read, unless the directory changed since (or is not watched). */
+  current(): ServingEntry[] {
+    return this.watcher && this.entries ? this.entries : this.refresh();
+  }
+
+  close(): void {
+    this.unwatch();
+  }
+
+  private unwatch(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    this.entries = null;
+  }
 }
 
 /** The capability a public model has when served by an entry (their intersection). */
@@ -78,4 +119,4 @@ export function computeCapabilities(modelsDir: string, opts: ResolveOptions = {}
   return servingEntries(modelsDir, opts).map(({ model, entry }) => capabilityOf(model, entry));
 }
 
-export { canServe, type ServeRequest, type ServeVerdict } from "../coordinator/can-serve.ts";
+export { canServe, type ServeRequest, type ServeVerdict } from "../contract/can-serve.ts";

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
-  CATALOGUE, PUBLIC_MODELS, canServe, catalogueEntry, computeCapabilities, installedEntries, isInstalled, servingEntries,
+  CATALOGUE, PUBLIC_MODELS, ServingTable, canServe, catalogueEntry, computeCapabilities, installedEntries, isInstalled, servingEntries,
 } from "./index.ts";
 
 const SHARED_MODELS = resolve(import.meta.dir, "../../../shared/models");
@@ -94,6 +94,24 @@ describe("capabilities from MODELS_DIR", () => {
     expect(installed).toContain("silero-vad");
     expect(installed).toContain("whisper-assets");
     expect(installed).toContain("moonshine-micro-spelling");
+  });
+
+  test("a serving table is read once and read again after the directory changes", async () => {
+    const dir = tempModelsDir();
+    const table = new ServingTable(dir, { familyAvailable: all });
+    try {
+      expect(table.current()).toEqual([]);
+      placeholders(dir, "whisper-tiny.en");
+      for (let i = 0; i < 50 && table.current().length === 0; i++) await Bun.sleep(20);
+      expect(table.current().map((s) => s.entry.id)).toEqual(["whisper-tiny.en"]);
+      const read = table.current();
+      expect(table.current()).toBe(read); // unchanged directory: the same table, no second read
+      rmSync(join(dir, "whisper-assets"), { recursive: true });
+      for (let i = 0; i < 50 && table.current().length > 0; i++) await Bun.sleep(20);
+      expect(table.current()).toEqual([]);
+    } finally {
+      table.close();
+    }
   });
 
   test("capabilities follow files added to and removed from the directory", () => {

@@ -16,13 +16,13 @@ import type { CatalogueEntry, CatalogueFile, EntrySource, PackagePin, PublicMode
  * to those whose models it has (`server/options/offered.ts`: `end_of_turn` only with the turn model
  * installed, `diarization` only with the speaker encoder).
  */
-export const PIPELINE_FEATURES: Feature[] = [
+const PIPELINE_FEATURES: Feature[] = [
   "custom_vocabulary", "punctuation", "numerals", "named_entity_recognition", "pii",
   "end_of_turn", "number_hold", "sentiment_analysis", "diarization",
 ];
 
 /** Latency profiles accepted by the service. */
-export const PROFILES = ["low_latency", "balanced", "accurate"];
+const PROFILES = ["low_latency", "balanced", "accurate"];
 
 const HF = "https://huggingface.co";
 const WHISPER_COMMIT = "c0d2f624c09dc18e709e37c2ad90c039a4eb72a2";

@@ -1,5 +1,5 @@
 /** Types of the model catalogue: downloadable engine entries and the public models they serve. */
-import type { PublicModel } from "../coordinator/types.ts";
+import type { PublicModel } from "../contract/types.ts";
 import type { EngineFamily, Feature } from "../engines/types.ts";
 
 export interface CatalogueFile {

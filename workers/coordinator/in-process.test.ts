@@ -6,7 +6,7 @@ import { englishModelsDir, sharedAudio } from "../../test/helpers/models.ts";
 import { words } from "../../test/helpers/text.ts";
 import { readWavFile } from "../dsp/wav.ts";
 import { InProcessCoordinator } from "./in-process.ts";
-import { NoCapacityError, NoEndpointError, type InferenceJob } from "./types.ts";
+import { NoCapacityError, NoEndpointError, type InferenceJob } from "../contract/types.ts";
 
 const clip = (name: string) => readWavFile(resolve(sharedAudio, `${name}.wav`)).samples;
 const job = (audio: Float32Array, extra: Partial<InferenceJob> = {}): InferenceJob => ({

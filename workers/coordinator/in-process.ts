@@ -1,15 +1,16 @@
 /**
  * Embedded-mode inference coordinator: capabilities come from the catalogue and the files in
- * MODELS_DIR (re-read on each call, so installing or removing models needs no restart), and
- * transcriptions run on an `EnginePool` of worker threads.
+ * MODELS_DIR (re-read on each `capabilities()` call, so installing or removing models needs no
+ * restart; a decode uses the table as last read, read again when MODELS_DIR changes or when the
+ * job's model is not in it), and transcriptions run on an `EnginePool` of worker threads.
  */
 import { resolve } from "node:path";
-import { capabilityOf, computeCapabilities, servingEntries } from "../catalogue/capabilities.ts";
-import { canServe } from "./can-serve.ts";
+import { capabilityOf, ServingTable, type ServingEntry } from "../catalogue/capabilities.ts";
+import { canServe } from "../contract/can-serve.ts";
 import { EnginePool } from "../pool/pool.ts";
 import type { EngineSpec } from "../pool/protocol.ts";
 import type { TranscribeResult } from "../engines/types.ts";
-import { NoEndpointError, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "./types.ts";
+import { NoEndpointError, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "../contract/types.ts";
 
 export interface InProcessCoordinatorOptions {
   modelsDir: string;
@@ -24,6 +25,7 @@ export interface InProcessCoordinatorOptions {
 export class InProcessCoordinator implements InferenceCoordinator {
   private constructor(
     private readonly modelsDir: string,
+    private readonly serving: ServingTable,
     private readonly pool: EnginePool,
     private readonly sessionThreads: number,
   ) {}
@@ -31,18 +33,19 @@ export class InProcessCoordinator implements InferenceCoordinator {
   /** Starts the worker pool for the models in `modelsDir`. */
   static async create(opts: InProcessCoordinatorOptions): Promise<InProcessCoordinator> {
     const pool = new EnginePool({ threads: opts.threads, queueLimit: opts.queueLimit });
-    return new InProcessCoordinator(resolve(opts.modelsDir), pool, opts.sessionThreads ?? 1);
+    const modelsDir = resolve(opts.modelsDir);
+    return new InProcessCoordinator(modelsDir, new ServingTable(modelsDir), pool, opts.sessionThreads ?? 1);
   }
 
   async capabilities(): Promise<ModelCapability[]> {
-    return computeCapabilities(this.modelsDir);
+    return this.serving.refresh().map(({ model, entry }) => capabilityOf(model, entry));
   }
 
   async transcribe(job: InferenceJob, signal?: AbortSignal): Promise<TranscribeResult> {
-    const serving = servingEntries(this.modelsDir).find((s) => s.model.model === job.model);
+    const ofModel = (table: ServingEntry[]) => table.find((s) => s.model.model === job.model);
+    const serving = ofModel(this.serving.current()) ?? ofModel(this.serving.refresh());
     if (!serving) throw new NoEndpointError();
-    // The serving entry's capability (what computeCapabilities lists for this model), without
-    // reading MODELS_DIR a second time for the job.
+    // The serving entry's capability (what `capabilities()` lists for this model).
     const caps = [capabilityOf(serving.model, serving.entry)];
     const { languages, task, targetLanguage } = job.request;
     const verdict = canServe(caps, {
@@ -68,6 +71,7 @@ export class InProcessCoordinator implements InferenceCoordinator {
   }
 
   async close(): Promise<void> {
+    this.serving.close();
     await this.pool.close();
   }
 }

@@ -1,4 +1,7 @@
-/** Queue metrics of distributed mode (exported by server/metrics as Prometheus gauges and counters). */
+/** Queue metrics of distributed mode (exported by server/metrics as Prometheus gauges and counters), and reading them. */
+import { entryTime, type RedisClient } from "../../common/redis/client.ts";
+import { WORKER_GROUP, type RedisKeys } from "../../common/redis/keys.ts";
+import { capacityFor, type WorkerAdvert } from "../distributed/worker-registry.ts";
 
 export interface ModelQueueMetrics {
   model: string;
@@ -33,4 +36,37 @@ export interface CoordinatorMetrics {
   /** Jobs this gateway could not queue because the model's queue was full (callers may retry). */
   refused: number;
   models: ModelQueueMetrics[];
+}
+
+/** Each model's queue (by Redis' clock) and the jobs dead-lettered since Redis started, read now. */
+export async function readQueues(
+  client: RedisClient,
+  keys: RedisKeys,
+  models: readonly string[],
+  adverts: WorkerAdvert[],
+): Promise<{ perModel: ModelQueueMetrics[]; deadLettered: number }> {
+  const [seconds, micros] = await client.time();
+  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const perModel: ModelQueueMetrics[] = [];
+  for (const model of models) {
+    const stream = keys.jobs(model);
+    const [depth, oldest, groups] = await Promise.all([
+      client.xLen(stream),
+      client.xRange(stream, "-", "+", { COUNT: 1 }),
+      client.xInfoGroups(stream).catch(() => []),
+    ]);
+    const group = groups.find((g) => String(g.name) === WORKER_GROUP);
+    const inFlight = Number(group?.pending ?? 0);
+    const cap = capacityFor(adverts, model);
+    perModel.push({
+      model,
+      depth,
+      waiting: Math.max(0, depth - inFlight),
+      inFlight,
+      oldestAgeMs: oldest?.[0] ? Math.max(0, now - entryTime(oldest[0].id)) : 0,
+      ...cap,
+    });
+  }
+  const deadLettered = Number((await client.get(keys.deadLetteredCount)) ?? 0);
+  return { perModel, deadLettered };
 }

@@ -10,18 +10,17 @@
  * live workers' advertisements.
  */
 import { randomUUID } from "node:crypto";
-import { canServe } from "./can-serve.ts";
+import { canServe } from "../contract/can-serve.ts";
 import type { TranscribeResult } from "../engines/types.ts";
-import { decodeReply, encodeJob, jobKey, validateJob } from "../distributed/codec.ts";
+import { decodeReply, encodeJob, jobKey, validateJob } from "../contract/codec.ts";
 import { InferenceFailedError, InferenceTimeoutError } from "../distributed/errors.ts";
-import { GATEWAY_GROUP, RedisKeys, WORKER_GROUP } from "../../common/redis/keys.ts";
+import { GATEWAY_GROUP, RedisKeys } from "../../common/redis/keys.ts";
 import { silentLogger, type Logger } from "../../common/log.ts";
 import { withTimeout } from "../../common/timeout.ts";
 import {
   connectRedis,
   dropClient,
   ensureGroup,
-  entryTime,
   errorMessage,
   isNoGroupError,
   readGroup,
@@ -29,42 +28,12 @@ import {
   sleep,
   type RedisClient,
 } from "../../common/redis/client.ts";
-import { capacityFor, unionCapabilities, WorkerRegistry, type WorkerAdvert } from "../registry/registry.ts";
-import type { CoordinatorMetrics, ModelQueueMetrics } from "./redis-metrics.ts";
-import { NoCapacityError, NoEndpointError, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "./types.ts";
+import { capacityFor, unionCapabilities, WorkerRegistry, type WorkerAdvert } from "../distributed/worker-registry.ts";
+import { readQueues, type CoordinatorMetrics } from "./redis-metrics.ts";
+import type { RedisCoordinatorOptions, ReplyInfo } from "./redis-options.ts";
+import { NoCapacityError, NoEndpointError, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "../contract/types.ts";
 
-export interface RedisCoordinatorOptions {
-  url: string;
-  /** Names this gateway's reply stream (default: random). */
-  gatewayId?: string;
-  /** Redis key prefix shared with the workers (default `stt`). */
-  prefix?: string;
-  /** Longest wait for a result, Redis outages included (default 60000 ms). */
-  jobTimeoutMs?: number;
-  /** Longest wait for Redis to accept a new job before `NoCapacityError` (default 30000 ms). */
-  outageWaitMs?: number;
-  /** Jobs that may wait per model beyond the live workers' slots (default 16). */
-  queueLimit?: number;
-  /** Registry advertisements are re-read at most this often (default 500 ms). */
-  registryRefreshMs?: number;
-  /** Block time of the reply reader (default 1000 ms). */
-  blockMs?: number;
-  /** Approximate cap of a job stream's length (default 10000). */
-  streamMaxLen?: number;
-  log?: Logger;
-  /** Called for each result or error that answers a pending call (tracing, per-worker accounting). */
-  onReply?: (info: ReplyInfo) => void;
-}
-
-export interface ReplyInfo {
-  key: string;
-  model: string;
-  /** Worker that answered. */
-  worker: string;
-  ok: boolean;
-  /** Milliseconds from the call to the answer. */
-  elapsedMs: number;
-}
+export type { RedisCoordinatorOptions, ReplyInfo } from "./redis-options.ts";
 
 /** Admission: XADD only while the stream (waiting + running jobs) is below the limit. */
 const ADMIT_SCRIPT = `
@@ -181,29 +150,7 @@ export class RedisCoordinator implements InferenceCoordinator {
   async metrics(): Promise<CoordinatorMetrics> {
     const adverts = await this.liveWorkers();
     const models = new Set<string>([...unionCapabilities(adverts).map((c) => c.model), ...[...this.pending.values()].map((p) => p.model)]);
-    const [seconds, micros] = await this.client.time();
-    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-    const perModel: ModelQueueMetrics[] = [];
-    for (const model of [...models].sort()) {
-      const stream = this.keys.jobs(model);
-      const [depth, oldest, groups] = await Promise.all([
-        this.client.xLen(stream),
-        this.client.xRange(stream, "-", "+", { COUNT: 1 }),
-        this.client.xInfoGroups(stream).catch(() => []),
-      ]);
-      const group = groups.find((g) => String(g.name) === WORKER_GROUP);
-      const inFlight = Number(group?.pending ?? 0);
-      const cap = capacityFor(adverts, model);
-      perModel.push({
-        model,
-        depth,
-        waiting: Math.max(0, depth - inFlight),
-        inFlight,
-        oldestAgeMs: oldest?.[0] ? Math.max(0, now - entryTime(oldest[0].id)) : 0,
-        ...cap,
-      });
-    }
-    const deadLettered = Number((await this.client.get(this.keys.deadLetteredCount)) ?? 0);
+    const { perModel, deadLettered } = await readQueues(this.client, this.keys, [...models].sort(), adverts);
     return {
       gatewayId: this.gatewayId,
       workers: adverts.length,

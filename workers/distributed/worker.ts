@@ -11,12 +11,12 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { computeCapabilities, servingEntries } from "../catalogue/capabilities.ts";
-import type { ModelCapability } from "../coordinator/types.ts";
+import type { ModelCapability } from "../contract/types.ts";
 import type { TranscribeResult } from "../engines/types.ts";
 import { EnginePool } from "../pool/pool.ts";
 import type { EngineSpec } from "../pool/protocol.ts";
-import { WorkerRegistry, type WorkerAdvert } from "../registry/registry.ts";
-import { decodeJob, decodeJobMeta, encodeReply, type ReplyMessage } from "./codec.ts";
+import { WorkerRegistry, type WorkerAdvert } from "./worker-registry.ts";
+import { decodeJob, decodeJobMeta, encodeReply, type ReplyMessage } from "../contract/codec.ts";
 import { RedisKeys, WORKER_GROUP } from "../../common/redis/keys.ts";
 import { silentLogger, type Logger } from "../../common/log.ts";
 import {
@@ -33,40 +33,9 @@ import {
   type StreamEntry,
 } from "../../common/redis/client.ts";
 import { ResultCache } from "./result-cache.ts";
+import { workerSettings, type InferenceWorkerOptions, type WorkerSettings } from "./worker-settings.ts";
 
-export interface InferenceWorkerOptions {
-  url: string;
-  modelsDir: string;
-  /** Stable name of this worker (default: host-pid-random). */
-  workerId?: string;
-  /** Jobs run at once, one engine thread each (default 1). */
-  concurrency?: number;
-  /** Redis key prefix (default `stt`). */
-  prefix?: string;
-  /** Registry heartbeat period (default 1000 ms). */
-  heartbeatMs?: number;
-  /** Advertisement lifetime without heartbeat (default 4000 ms). */
-  ttlMs?: number;
-  /** Idle time after which another worker takes a pending job over (default 15000 ms). */
-  claimIdleMs?: number;
-  /** How often idle jobs are looked for (default claimIdleMs / 3, at most 1000 ms). */
-  claimIntervalMs?: number;
-  /** Deliveries after which a job is dead-lettered instead of run again (default 3). */
-  maxDeliveries?: number;
-  /** After a failed attempt, the job becomes claimable again this much later (default 1000 ms, at most claimIdleMs). */
-  retryDelayMs?: number;
-  /** XREADGROUP block time (default 1000 ms). */
-  blockMs?: number;
-  /** onnxruntime intra-op threads per engine (default 1). */
-  sessionThreads?: number;
-  /** Recent results kept to answer re-deliveries (default 512). */
-  resultCacheSize?: number;
-  /** Fault injection for drills and tests: wait this long after taking each job (default 0). */
-  jobDelayMs?: number;
-  /** How long a result waits for Redis to come back before it is dropped (default 30000 ms). */
-  outageWaitMs?: number;
-  log?: Logger;
-}
+export type { InferenceWorkerOptions } from "./worker-settings.ts";
 
 const REPLY_MAXLEN = 1000;
 const REPLY_TTL_MS = 600_000;
@@ -76,18 +45,7 @@ const FAILURE_TTL_MS = 600_000;
 export class InferenceWorker {
   readonly id: string;
   private readonly keys: RedisKeys;
-  private readonly modelsDir: string;
-  private readonly concurrency: number;
-  private readonly heartbeatMs: number;
-  private readonly ttlMs: number;
-  private readonly claimIdleMs: number;
-  private readonly claimIntervalMs: number;
-  private readonly maxDeliveries: number;
-  private readonly retryDelayMs: number;
-  private readonly blockMs: number;
-  private readonly sessionThreads: number;
-  private readonly jobDelayMs: number;
-  private readonly outageWaitMs: number;
+  private readonly s: WorkerSettings;
   private readonly log: Logger;
   private readonly cache: ResultCache;
   private readonly startedAt = Date.now();
@@ -114,18 +72,7 @@ export class InferenceWorker {
   private constructor(opts: InferenceWorkerOptions) {
     this.id = opts.workerId || `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.keys = new RedisKeys(opts.prefix);
-    this.modelsDir = resolve(opts.modelsDir);
-    this.concurrency = positive(opts.concurrency, 1, "concurrency");
-    this.heartbeatMs = positive(opts.heartbeatMs, 1000, "heartbeatMs");
-    this.ttlMs = positive(opts.ttlMs, 4000, "ttlMs");
-    this.claimIdleMs = positive(opts.claimIdleMs, 15_000, "claimIdleMs");
-    this.claimIntervalMs = positive(opts.claimIntervalMs, Math.min(1000, Math.max(50, Math.round(this.claimIdleMs / 3))), "claimIntervalMs");
-    this.maxDeliveries = positive(opts.maxDeliveries, 3, "maxDeliveries");
-    this.retryDelayMs = Math.min(this.claimIdleMs, Math.max(0, opts.retryDelayMs ?? 1000));
-    this.blockMs = positive(opts.blockMs, 1000, "blockMs");
-    this.sessionThreads = positive(opts.sessionThreads, 1, "sessionThreads");
-    this.jobDelayMs = Math.max(0, opts.jobDelayMs ?? 0);
-    this.outageWaitMs = positive(opts.outageWaitMs, 30_000, "outageWaitMs");
+    this.s = workerSettings(opts);
     this.cache = new ResultCache(opts.resultCacheSize ?? 512);
     this.log = opts.log ?? silentLogger;
   }
@@ -155,14 +102,14 @@ export class InferenceWorker {
     await this.subscriber.subscribe(this.keys.withdrawn, (key) => this.stoppers.get(key)?.abort(new DOMException("the job was withdrawn", "AbortError")));
     this.registry = new WorkerRegistry(this.client, this.keys);
     this.refreshModels();
-    this.pool = new EnginePool({ threads: this.concurrency, queueLimit: 1024 });
+    this.pool = new EnginePool({ threads: this.s.concurrency, queueLimit: 1024 });
     await this.ensureGroups();
     this.running = true;
     await this.heartbeat();
-    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs);
-    this.claimTimer = setInterval(() => void this.claimIdle(), this.claimIntervalMs);
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.s.heartbeatMs);
+    this.claimTimer = setInterval(() => void this.claimIdle(), this.s.claimIntervalMs);
     this.readLoopDone = this.readLoop();
-    this.log.info("worker ready", { worker: this.id, models: this.models, concurrency: this.concurrency });
+    this.log.info("worker ready", { worker: this.id, models: this.models, concurrency: this.s.concurrency });
   }
 
   /**
@@ -193,17 +140,17 @@ export class InferenceWorker {
   /** Re-reads MODELS_DIR: which public models this worker serves, with which engine. */
   private refreshModels(): void {
     const specs = new Map<string, EngineSpec>();
-    for (const { model, entry } of servingEntries(this.modelsDir)) {
+    for (const { model, entry } of servingEntries(this.s.modelsDir)) {
       specs.set(model.model, {
         id: entry.id,
         family: entry.family as EngineSpec["family"],
-        dir: resolve(this.modelsDir, entry.dir),
+        dir: resolve(this.s.modelsDir, entry.dir),
         options: entry.options,
-        threads: this.sessionThreads,
+        threads: this.s.sessionThreads,
       });
     }
     this.specs = specs;
-    this.caps = computeCapabilities(this.modelsDir);
+    this.caps = computeCapabilities(this.s.modelsDir);
   }
 
   private async ensureGroups(): Promise<void> {
@@ -218,10 +165,10 @@ export class InferenceWorker {
       startedAt: this.startedAt,
       engines: [...new Set([...this.specs.values()].map((s) => s.id))],
       capabilities: this.caps,
-      concurrency: this.concurrency,
+      concurrency: this.s.concurrency,
       busy: this.busyCount,
-      free: Math.max(0, this.concurrency - this.busyCount),
-      ttlMs: this.ttlMs,
+      free: Math.max(0, this.s.concurrency - this.busyCount),
+      ttlMs: this.s.ttlMs,
       updatedAt: Date.now(),
     };
   }
@@ -245,7 +192,7 @@ export class InferenceWorker {
   }
 
   private async waitForSlot(): Promise<void> {
-    while (this.running && this.busyCount >= this.concurrency) {
+    while (this.running && this.busyCount >= this.s.concurrency) {
       await new Promise<void>((r) => this.slotWaiters.push(r));
     }
   }
@@ -261,12 +208,12 @@ export class InferenceWorker {
       if (!this.running) break;
       const streams = this.streams();
       if (streams.length === 0) {
-        await sleep(this.blockMs);
+        await sleep(this.s.blockMs);
         continue;
       }
       try {
-        const free = this.concurrency - this.busyCount;
-        const entries = await readGroup(this.reader, WORKER_GROUP, this.id, streams, free, this.blockMs);
+        const free = this.s.concurrency - this.busyCount;
+        const entries = await readGroup(this.reader, WORKER_GROUP, this.id, streams, free, this.s.blockMs);
         for (const entry of entries) void this.process(entry);
       } catch (err) {
         if (!this.running) break;
@@ -286,13 +233,13 @@ export class InferenceWorker {
     this.claiming = true;
     try {
       for (const stream of this.streams()) {
-        const free = this.concurrency - this.busyCount;
+        const free = this.s.concurrency - this.busyCount;
         if (free <= 0) break;
-        const { entries } = await autoClaim(this.client, stream, WORKER_GROUP, this.id, this.claimIdleMs, free);
+        const { entries } = await autoClaim(this.client, stream, WORKER_GROUP, this.id, this.s.claimIdleMs, free);
         for (const entry of entries) {
           const [pending] = await this.client.xPendingRange(stream, WORKER_GROUP, entry.id, entry.id, 1);
           const deliveries = pending?.deliveriesCounter ?? 1;
-          if (deliveries > this.maxDeliveries) void this.deadLetter(entry, deliveries - 1);
+          if (deliveries > this.s.maxDeliveries) void this.deadLetter(entry, deliveries - 1);
           else {
             this.log.info("took over idle job", { worker: this.id, stream, entry: entry.id, deliveries });
             void this.process(entry);
@@ -326,7 +273,7 @@ export class InferenceWorker {
       stopper = new AbortController();
       key = meta.key;
       this.stoppers.set(key, stopper);
-      if (this.jobDelayMs > 0) await sleep(this.jobDelayMs);
+      if (this.s.jobDelayMs > 0) await sleep(this.s.jobDelayMs);
       if (stopper.signal.aborted || (await this.client.exists(this.keys.withdrawnJob(key)).catch(() => 0)) > 0) {
         await this.dropWithdrawn(entry, key, false);
         return;
@@ -358,7 +305,7 @@ export class InferenceWorker {
       await this.client
         .multi()
         .set(this.keys.failure(entry.stream, entry.id), message, { expiration: { type: "PX", value: FAILURE_TTL_MS } })
-        .xClaimJustId(entry.stream, WORKER_GROUP, this.id, 0, entry.id, { IDLE: this.claimIdleMs - this.retryDelayMs })
+        .xClaimJustId(entry.stream, WORKER_GROUP, this.id, 0, entry.id, { IDLE: this.s.claimIdleMs - this.s.retryDelayMs })
         .exec()
         .catch(() => {});
     } finally {
@@ -384,7 +331,7 @@ export class InferenceWorker {
           .xAdd(replyStream, "*", encodeReply(reply), { TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: REPLY_MAXLEN } })
           .pExpire(replyStream, REPLY_TTL_MS)
           .exec(),
-      this.outageWaitMs,
+      this.s.outageWaitMs,
     );
   }
 
@@ -393,7 +340,7 @@ export class InferenceWorker {
     try {
       await retryWhileDisconnected(
         () => this.client.multi().xAck(entry.stream, WORKER_GROUP, entry.id).xDel(entry.stream, entry.id).exec(),
-        this.outageWaitMs,
+        this.s.outageWaitMs,
       );
     } catch (err) {
       if (!isNoGroupError(err)) this.log.warn("acknowledging a job failed", { worker: this.id, entry: entry.id, error: errorMessage(err) });
@@ -438,10 +385,4 @@ export class InferenceWorker {
       this.log.error("dead-lettering failed", { worker: this.id, entry: entry.id, error: errorMessage(err) });
     }
   }
-}
-
-function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined || Number.isNaN(value)) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`);
-  return value;
 }

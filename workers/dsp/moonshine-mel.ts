@@ -8,7 +8,7 @@ import { applyFilterBank, melFilterBank } from "./mel.ts";
 import { powerSpectrogram } from "./stft.ts";
 import { periodicHann } from "./window.ts";
 
-export const MOONSHINE_SAMPLE_RATE = 16000;
+const MOONSHINE_SAMPLE_RATE = 16000;
 export const MOONSHINE_CLIP_SAMPLES = 16000;
 export const MOONSHINE_N_MELS = 64;
 export const MOONSHINE_FRAMES = 128;
@@ -20,7 +20,7 @@ let filters: Float32Array | undefined;
 const hann512 = periodicHann(N_FFT);
 
 /** The 64-band Slaney filter bank (20–8000 Hz, n_fft 512, 16 kHz) used by the front end. */
-export function moonshineMelFilters(): Float32Array {
+function moonshineMelFilters(): Float32Array {
   filters ??= melFilterBank({
     sampleRate: MOONSHINE_SAMPLE_RATE, nFft: N_FFT, nMels: MOONSHINE_N_MELS,
     fMin: 20, fMax: 8000, scale: "slaney", norm: "slaney",

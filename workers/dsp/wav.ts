@@ -11,7 +11,7 @@ export interface DecodedWav {
 }
 
 /** Decodes WAV bytes; throws a descriptive error on anything it cannot read. */
-export function decodeWav(bytes: Uint8Array): DecodedWav {
+function decodeWav(bytes: Uint8Array): DecodedWav {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const tag = (o: number) => String.fromCharCode(bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]);
   if (bytes.length < 12 || tag(0) !== "RIFF" || tag(8) !== "WAVE") throw new Error("not a RIFF/WAVE file");

@@ -10,8 +10,8 @@ import { powerSpectrogram } from "./stft.ts";
 import { periodicHann } from "./window.ts";
 
 export const WHISPER_SAMPLE_RATE = 16000;
-export const WHISPER_N_FFT = 400;
-export const WHISPER_HOP = 160;
+const WHISPER_N_FFT = 400;
+const WHISPER_HOP = 160;
 /** 30 s at 16 kHz: the fixed input length of Whisper encoders. */
 export const WHISPER_CHUNK_SAMPLES = 480000;
 const N_BINS = WHISPER_N_FFT / 2 + 1;

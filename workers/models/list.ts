@@ -1,7 +1,7 @@
 /** The `models list` view: every catalogue entry, whether it is installed, and what it serves. */
 import { CATALOGUE, PUBLIC_MODELS } from "../catalogue/entries.ts";
 import { isInstalled, servingEntries } from "../catalogue/capabilities.ts";
-import type { PublicModel } from "../coordinator/types.ts";
+import type { PublicModel } from "../contract/types.ts";
 
 export interface ListedEntry {
   id: string;

@@ -68,7 +68,7 @@ async function sha256OfFile(path: string): Promise<string> {
 }
 
 /** True when the file on disk matches its pin (size and SHA-256 where pinned). */
-export async function fileIsValid(file: CatalogueFile, path: string): Promise<boolean> {
+async function fileIsValid(file: CatalogueFile, path: string): Promise<boolean> {
   if (!existsSync(path)) return false;
   if (file.size !== null && statSync(path).size !== file.size) return false;
   return file.sha256 === null || (await sha256OfFile(path)) === file.sha256;

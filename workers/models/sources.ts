@@ -17,7 +17,7 @@ export type InstallOutcome = "installed" | "present" | "removed";
 const VERIFY_CLIP = resolve(PROJECT_ROOT, "../shared/audio/jfk.wav");
 
 /** Places `src` at `dest`: a hard link when possible (same file system), a copy otherwise. */
-export function placeFile(src: string, dest: string): InstallOutcome {
+function placeFile(src: string, dest: string): InstallOutcome {
   if (existsSync(dest)) {
     const a = statSync(src);
     const b = statSync(dest);

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { resolve } from "node:path";
-import { NoCapacityError } from "../coordinator/types.ts";
+import { NoCapacityError } from "../contract/types.ts";
 import { readWavFile } from "../dsp/wav.ts";
 import { EnginePool } from "./pool.ts";
 import type { EngineSpec } from "./protocol.ts";

@@ -20,7 +20,7 @@
 import { settleWithin } from "../../common/timeout.ts";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { NoCapacityError, type DecodePriority } from "../coordinator/types.ts";
+import { NoCapacityError, type DecodePriority } from "../contract/types.ts";
 import type { TranscribeRequest, TranscribeResult } from "../engines/types.ts";
 import type { EngineSpec, FromWorker, ToWorker } from "./protocol.ts";
 

@@ -1,28 +1,22 @@
 /** Worker thread body: loads engines on demand (cached per entry id) and runs transcriptions. */
 import { parentPort } from "node:worker_threads";
+import { LoadOnce } from "../../common/load-once.ts";
 import { loadEngine } from "../engines/registry.ts";
 import type { Engine } from "../engines/types.ts";
 import type { EngineSpec, FromWorker, ToWorker } from "./protocol.ts";
 
 if (!parentPort) throw new Error("workers/pool/worker.ts must run as a worker thread");
 const port = parentPort;
-const engines = new Map<string, Promise<Engine>>();
+const engines = new LoadOnce<string, Engine>();
 /** The job running (one at a time) and what aborts it. */
 let current: { jobId: number; controller: AbortController } | null = null;
 
 function engineFor(spec: EngineSpec): Promise<Engine> {
-  let engine = engines.get(spec.id);
-  if (!engine) {
-    engine = loadEngine(spec.family, spec.dir, { name: spec.id, threads: spec.threads, options: spec.options });
-    engines.set(spec.id, engine);
-    engine.catch(() => engines.delete(spec.id));
-  }
-  return engine;
+  return engines.get(spec.id, () => loadEngine(spec.family, spec.dir, { name: spec.id, threads: spec.threads, options: spec.options }));
 }
 
 async function disposeAll(): Promise<void> {
-  const all = [...engines.values()];
-  engines.clear();
+  const all = engines.takeAll();
   for (const engine of all) await (await engine.catch(() => undefined))?.dispose();
 }
 
@@ -37,8 +31,7 @@ port.on("message", async (msg: ToWorker) => {
     return;
   }
   if (msg.type === "release") {
-    const engine = engines.get(msg.engineId);
-    engines.delete(msg.engineId);
+    const engine = engines.take(msg.engineId);
     if (engine) await (await engine.catch(() => undefined))?.dispose();
     return;
   }

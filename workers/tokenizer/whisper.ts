@@ -16,9 +16,9 @@ export const WHISPER_LANGUAGES = [
 ] as const;
 
 /** Number of timestamp tokens: <|0.00|> … <|30.00|> in 0.02 s steps. */
-export const WHISPER_TIMESTAMP_COUNT = 1501;
+const WHISPER_TIMESTAMP_COUNT = 1501;
 /** Seconds per timestamp step. */
-export const WHISPER_TIME_PRECISION = 0.02;
+const WHISPER_TIME_PRECISION = 0.02;
 
 export interface WhisperTokenizerOptions {
   /** `multilingual` (default) or `gpt2` (English-only models). */

@@ -24,7 +24,7 @@ export interface Detected {
 }
 
 /** Scores: checked by a checksum, by a library's format rules, or tagged by the NLP tagger. */
-export const SCORES = { checksum: 0.99, format: 0.9, tagger: 0.7 } as const;
+const SCORES = { checksum: 0.99, format: 0.9, tagger: 0.7 } as const;
 
 /**
  * Spoken addresses: "<user> at <domain> dot <tld>" → "<user>@<domain>.<tld>", user and domain each

@@ -33,7 +33,7 @@ function numberEdits(text: string, language: string): Edit[] {
   return [...text.matchAll(run)].map((m) => ({ start: m.index, end: m.index + m[0].length, text: "[NUMBER]" }));
 }
 
-export const maskOf = (label: string, id: number | null): string => `[${label.toUpperCase()}${id === null ? "" : `_${id}`}]`;
+const maskOf = (label: string, id: number | null): string => `[${label.toUpperCase()}${id === null ? "" : `_${id}`}]`;
 
 /**
  * Redacts `state`. On a partial (`register` false) masks carry a number only for entities already

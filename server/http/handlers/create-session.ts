@@ -1,21 +1,21 @@
 /** POST /v2/live: validate, check region/credits/capabilities/concurrency, store, answer the WebSocket URL. */
 import { randomUUID } from "node:crypto";
-import { canServe } from "../../../workers/coordinator/can-serve.ts";
-import { NoCapacityError } from "../../../workers/coordinator/types.ts";
+import { canServe } from "../../../workers/contract/can-serve.ts";
+import { NoCapacityError } from "../../../workers/contract/types.ts";
 import { clusterRegions } from "../../config.ts";
 import { callbackUrlProblem } from "../../delivery/callback-url.ts";
 import { applyDefaults } from "../../options/defaults.ts";
 import { requestedFeatures } from "../../options/features.ts";
 import { missingAddon, narrowCapabilities } from "../../options/offered.ts";
-import { URL_TTL_MS } from "../../sessions/limits.ts";
-import { newSessionToken, sessionUrl } from "../../sessions/tokens.ts";
+import { URL_TTL_MS } from "../../session-records/limits.ts";
+import { newSessionToken, sessionUrl } from "../../session-records/tokens.ts";
 import type { SessionRecord } from "../../store/types.ts";
 import { ApiError, badRequest } from "../errors.ts";
 import type { Handler } from "../handler.ts";
 import { semanticErrors } from "../../options/rules.ts";
 import { defaultModel, installHint } from "../../serving.ts";
 
-export const NO_ENDPOINT = "no inference endpoint available";
+const NO_ENDPOINT = "no inference endpoint available";
 
 export const createLiveSession: Handler<"createLiveSession"> = async ({ info, principal, deps, query, body, reply }) => {
   const parsed = query();

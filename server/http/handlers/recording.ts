@@ -5,7 +5,7 @@ import type { Handler } from "../handler.ts";
 import { ownSession } from "./sessions.ts";
 
 /** Parses a single `bytes=` range against a size; null when absent, unsatisfiable or multi-range (then the whole file is sent). */
-export function parseRange(header: string | null, size: number): { start: number; end: number } | null {
+function parseRange(header: string | null, size: number): { start: number; end: number } | null {
   if (!header) return null;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === "" && m[2] === "")) return null;

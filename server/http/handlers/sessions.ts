@@ -1,9 +1,9 @@
 /** GET /v2/live, GET /v2/live/{id}, DELETE /v2/live/{id}. */
 import { rm } from "node:fs/promises";
 import type { LiveSessionList } from "../../../generated/openapi/types.gen.ts";
-import { settleExpiry } from "../../sessions/expiry.ts";
-import { isRunning } from "../../sessions/limits.ts";
-import { presentSession } from "../../sessions/presenter.ts";
+import { settleExpiry } from "../../session-records/expiry.ts";
+import { isRunning } from "../../session-records/limits.ts";
+import { presentSession } from "../../session-records/presenter.ts";
 import type { SessionListQuery, SessionRecord } from "../../store/types.ts";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
 import { ApiError, badRequest, notFound } from "../errors.ts";

@@ -9,9 +9,9 @@ import { moonshineLogMel, MOONSHINE_CLIP_SAMPLES, MOONSHINE_FRAMES, MOONSHINE_N_
 import type { Engine, EngineInfo, TranscribeRequest, TranscribeResult } from "../types.ts";
 import { speechBounds } from "./energy.ts";
 
-export const ISOLATED_MODEL_FILE = "spelling_cnn_mel.onnx";
-export const ISOLATED_QUANTIZED_FILE = "spelling_cnn_mel.shrunk.onnx";
-export const ISOLATED_META_FILE = "spelling_cnn_meta.json";
+const ISOLATED_MODEL_FILE = "spelling_cnn_mel.onnx";
+const ISOLATED_QUANTIZED_FILE = "spelling_cnn_mel.shrunk.onnx";
+const ISOLATED_META_FILE = "spelling_cnn_meta.json";
 const SAMPLE_RATE = 16000;
 /** Leading silence kept before the speech onset when a segment starts with a long pause. */
 const LEAD_IN_SAMPLES = 0.15 * SAMPLE_RATE;
@@ -150,9 +150,4 @@ export class IsolatedTokenEngine implements Engine {
   async dispose(): Promise<void> {
     await this.session.release();
   }
-}
-
-/** Family loader for the engine registry. */
-export function loadIsolatedTokenEngine(dir: string, opts?: IsolatedTokenOptions): Promise<IsolatedTokenEngine> {
-  return IsolatedTokenEngine.load(dir, opts);
 }

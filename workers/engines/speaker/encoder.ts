@@ -24,13 +24,13 @@ const PARTIAL_FRAMES = 160;
 const RATE = 1.3;
 const MIN_COVERAGE = 0.75;
 const TARGET_DBFS = -30;
-export const EMBEDDING_SIZE = 256;
+const EMBEDDING_SIZE = 256;
 
 const filters = melFilterBank({ sampleRate: SR, nFft: N_FFT, nMels: N_MELS, scale: "slaney", norm: "slaney" });
 const hann = periodicHann(N_FFT);
 
 /** Raises the volume to an average of −30 dBFS (upstream `normalize_volume(increase_only=True)`). */
-export function normalizeVolume(wav: Float32Array): Float32Array {
+function normalizeVolume(wav: Float32Array): Float32Array {
   let sq = 0;
   for (let i = 0; i < wav.length; i++) sq += wav[i]! * wav[i]!;
   const dbfs = 10 * Math.log10(sq / Math.max(1, wav.length) + 1e-20);
@@ -41,7 +41,7 @@ export function normalizeVolume(wav: Float32Array): Float32Array {
 }
 
 /** Power mel frames [frames × 40], frames = 1 + floor(samples / 160). */
-export function speakerMel(wav: Float32Array): { data: Float32Array; frames: number } {
+function speakerMel(wav: Float32Array): { data: Float32Array; frames: number } {
   const padded = new Float32Array(wav.length + N_FFT);
   padded.set(wav, N_FFT / 2);
   const spec = powerSpectrogram(padded, { nFft: N_FFT, hop: HOP, window: hann, center: false });

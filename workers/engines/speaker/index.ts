@@ -1,4 +1,5 @@
 /** The speaker encoder of a models directory: whether it is installed, and one loaded instance per path. */
+import { LoadOnce } from "../../../common/load-once.ts";
 import { join } from "node:path";
 import { SPEAKER_FILE } from "../../catalogue/index.ts";
 import { DEFAULT_SPEAKER_THRESHOLD, OnlineSpeakerClustering } from "./cluster.ts";
@@ -12,7 +13,7 @@ export { OnlineSpeakerClustering, DEFAULT_SPEAKER_THRESHOLD } from "./cluster.ts
 
 export { speakerModelInstalled } from "./installed.ts";
 
-const loaded = new Map<string, Promise<VoicePrinter>>();
+const loaded = new LoadOnce<string, VoicePrinter>();
 
 /**
  * The speaker encoder of `modelsDir`, loaded once per process in a worker thread of its own (its
@@ -21,13 +22,7 @@ const loaded = new Map<string, Promise<VoicePrinter>>();
 export function loadSpeakerEncoder(modelsDir: string): Promise<VoicePrinter> | null {
   if (!speakerModelInstalled(modelsDir)) return null;
   const path = join(modelsDir, SPEAKER_FILE);
-  let p = loaded.get(path);
-  if (!p) {
-    p = SpeakerEncoderThread.load(path);
-    p.catch(() => loaded.delete(path));
-    loaded.set(path, p);
-  }
-  return p;
+  return loaded.get(path, () => SpeakerEncoderThread.load(path));
 }
 
 /** Speakers of one session: each utterance's voice print, clustered online (see cluster.ts). */

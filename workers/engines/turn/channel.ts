@@ -4,7 +4,7 @@
  * endpointer's hysteresis: voice from 0.5, lasting while chunks score 0.35) in front of the
  * detector. Audio may come in pieces of any size; events come back in stream order.
  */
-import type { VadModel } from "../../vad/silero.ts";
+import type { VadModel } from "../../contract/vad.ts";
 import { EndOfTurnDetector, type EndOfTurnSettings, type TurnEvent } from "./detector.ts";
 import type { TurnModel } from "./smart-turn.ts";
 

@@ -45,7 +45,7 @@ const MIN_TURN_SPEECH_S = 0.15;
 const KEEP_SAMPLES = 8 * SAMPLE_RATE;
 
 /** Level of a block in dBFS (RMS relative to full scale 1.0); −Infinity for digital silence. */
-export function blockDbfs(block: Float32Array): number {
+function blockDbfs(block: Float32Array): number {
   let sq = 0;
   for (let i = 0; i < block.length; i++) sq += block[i]! * block[i]!;
   return 10 * Math.log10(sq / Math.max(1, block.length));

@@ -1,4 +1,5 @@
 /** The end-of-turn model of a models directory: whether it is installed, and one loaded instance per path. */
+import { LoadOnce } from "../../../common/load-once.ts";
 import { join } from "node:path";
 import { SMART_TURN_FILE } from "../../catalogue/index.ts";
 import type { TurnModel } from "./smart-turn.ts";
@@ -12,7 +13,7 @@ export { createTurnChannel, type TurnChannel } from "./channel.ts";
 
 export { turnModelInstalled } from "./installed.ts";
 
-const loaded = new Map<string, Promise<TurnModel>>();
+const loaded = new LoadOnce<string, TurnModel>();
 
 /**
  * The turn model of `modelsDir`, loaded once per process in a worker thread of its own (its load
@@ -21,11 +22,5 @@ const loaded = new Map<string, Promise<TurnModel>>();
 export function loadTurnModel(modelsDir: string): Promise<TurnModel> | null {
   if (!turnModelInstalled(modelsDir)) return null;
   const path = join(modelsDir, SMART_TURN_FILE);
-  let p = loaded.get(path);
-  if (!p) {
-    p = TurnModelThread.load(path);
-    p.catch(() => loaded.delete(path));
-    loaded.set(path, p);
-  }
-  return p;
+  return loaded.get(path, () => TurnModelThread.load(path));
 }

@@ -10,15 +10,15 @@
 import * as ort from "onnxruntime-node";
 import { whisperLogMel } from "../../dsp/whisper-mel.ts";
 
-export const TURN_SAMPLE_RATE = 16000;
+const TURN_SAMPLE_RATE = 16000;
 /** Seconds of audio the model reads. */
-export const TURN_WINDOW_S = 8;
+const TURN_WINDOW_S = 8;
 export const TURN_WINDOW_SAMPLES = TURN_SAMPLE_RATE * TURN_WINDOW_S;
 const N_MELS = 80;
 const N_FRAMES = TURN_WINDOW_SAMPLES / 160;
 
 /** The last 8 s of `audio`, zero-padded at the start when shorter. */
-export function lastWindow(audio: Float32Array): Float32Array {
+function lastWindow(audio: Float32Array): Float32Array {
   if (audio.length >= TURN_WINDOW_SAMPLES) return audio.subarray(audio.length - TURN_WINDOW_SAMPLES);
   const out = new Float32Array(TURN_WINDOW_SAMPLES);
   out.set(audio, TURN_WINDOW_SAMPLES - audio.length);

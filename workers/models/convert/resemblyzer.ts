@@ -29,7 +29,7 @@ function reorderGates(w: Float32Array, rowLen: number): Float32Array {
 }
 
 /** Builds the ONNX model from an extracted state dict (index + raw float32 blob). */
-export function buildSpeakerEncoder(index: StateIndex, blob: Float32Array): Uint8Array {
+function buildSpeakerEncoder(index: StateIndex, blob: Float32Array): Uint8Array {
   const t = (name: string, shape: number[]): Float32Array => {
     const e = index[name];
     if (!e) throw new Error(`the checkpoint has no tensor ${name}`);

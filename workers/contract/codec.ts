@@ -5,10 +5,10 @@
  * option) and `audio` (the mono float32 samples as little-endian bytes). A result entry has `key`
  * plus either `result` (JSON `TranscribeResult`) or `error` (a message).
  */
-import type { InferenceJob, PublicModel } from "../coordinator/types.ts";
+import type { InferenceJob, PublicModel } from "./types.ts";
 import type { TranscribeRequest, TranscribeResult } from "../engines/types.ts";
 
-export const WIRE_VERSION = 1;
+const WIRE_VERSION = 1;
 
 /** Idempotency key of a job: results are unique per (session, utterance, seq). */
 export function jobKey(job: Pick<InferenceJob, "sessionId" | "utteranceId" | "seq">): string {

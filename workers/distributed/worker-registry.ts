@@ -3,7 +3,7 @@
  * that expires unless a heartbeat refreshes it; gateways list the live advertisements. A worker
  * that stops refreshing disappears once its key expires.
  */
-import type { ModelCapability, PublicModel } from "../coordinator/types.ts";
+import type { ModelCapability, PublicModel } from "../contract/types.ts";
 import type { RedisClient } from "../../common/redis/client.ts";
 import type { RedisKeys } from "../../common/redis/keys.ts";
 

@@ -2,9 +2,9 @@
 import type { SessionRecord, Store } from "../store/types.ts";
 import { URL_TTL_MS } from "./limits.ts";
 
-export const URL_EXPIRED = { code: "url_expired", message: "the WebSocket URL was not connected to within 60 seconds" };
+const URL_EXPIRED = { code: "url_expired", message: "the WebSocket URL was not connected to within 60 seconds" };
 
-export function isExpiredUnused(s: SessionRecord, now: number): boolean {
+function isExpiredUnused(s: SessionRecord, now: number): boolean {
   return s.status === "queued" && s.connectedAt === null && now - s.createdAt >= URL_TTL_MS;
 }
 

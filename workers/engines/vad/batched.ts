@@ -12,7 +12,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { CTL, CTL_WORDS, type FromVadWorker, type SharedVadBuffers, type ToVadWorker } from "./batch-protocol.ts";
-import type { VadModel, VadSampleRate, VadStream } from "./silero.ts";
+import type { VadModel, VadSampleRate, VadStream } from "../../contract/vad.ts";
 
 /** Samples per chunk at 16 kHz (as `VAD_FRAME_SAMPLES[16000]`; this module does not load onnxruntime). */
 const FRAME = 512;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { ModelCapability } from "../coordinator/types.ts";
-import { capacityFor, unionCapabilities, type WorkerAdvert } from "./registry.ts";
+import type { ModelCapability } from "../contract/types.ts";
+import { capacityFor, unionCapabilities, type WorkerAdvert } from "./worker-registry.ts";
 
 const cap = (over: Partial<ModelCapability>): ModelCapability => ({
   model: "trantoria-1",

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import path from "node:path";
-import { readWavFile } from "../dsp/wav.ts";
+import { readWavFile } from "../../dsp/wav.ts";
 import { BatchedVad } from "./batched.ts";
 import { SileroVad } from "./silero.ts";
 
-const SHARED = path.resolve(import.meta.dir, "../../../shared");
+const SHARED = path.resolve(import.meta.dir, "../../../../shared");
 const MODEL = path.join(SHARED, "models/silero-vad/silero_vad.onnx");
 const audio = (name: string) => readWavFile(path.join(SHARED, "audio", name)).samples;
 

@@ -3,5 +3,5 @@ export const URL_TTL_MS = 60_000; // connect to a session's URL within 60 s of P
 export const RESUME_WINDOW_MS = 60_000; // reconnect within 60 s after a drop
 export const SILENCE_TIMEOUT_MS = 60_000; // a session with 60 s without audio stops
 
-export const runningStatuses = new Set(["queued", "processing"]);
+const runningStatuses = new Set(["queued", "processing"]);
 export const isRunning = (status: string) => runningStatuses.has(status);

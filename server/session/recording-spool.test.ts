@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createSessionRecording } from "./recording.ts";
+import { createSessionRecording } from "./recording-spool.ts";
 
 const FORMAT = { encoding: "wav/pcm", bitDepth: 16, sampleRate: 16000, channels: 1 } as const;
 

@@ -9,7 +9,7 @@ import { parentPort } from "node:worker_threads";
 import * as ort from "onnxruntime-node";
 import { CTL, type FromVadWorker, type SharedVadBuffers, type ToVadWorker } from "./batch-protocol.ts";
 
-if (!parentPort) throw new Error("workers/vad/batch-worker.ts must run as a worker thread");
+if (!parentPort) throw new Error("workers/engines/vad/batch-worker.ts must run as a worker thread");
 const port = parentPort;
 
 const FRAME = 512;

@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import path from "node:path";
-import { readWavFile } from "../dsp/wav.ts";
-import { SileroVad, type VadStream } from "./silero.ts";
+import { readWavFile } from "../../dsp/wav.ts";
+import type { VadStream } from "../../contract/vad.ts";
+import { SileroVad } from "./silero.ts";
 
-const SHARED = path.resolve(import.meta.dir, "../../../shared");
+const SHARED = path.resolve(import.meta.dir, "../../../../shared");
 const MODEL = path.join(process.env.MODELS_DIR ?? path.join(SHARED, "models"), "silero-vad/silero_vad.onnx");
 const audio = async (name: string) => readWavFile(path.join(SHARED, "audio", name)).samples;
 

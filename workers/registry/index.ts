@@ -1,1 +1,0 @@
-export { WorkerRegistry, unionCapabilities, capacityFor, type WorkerAdvert, type ModelCapacity } from "./registry.ts";
