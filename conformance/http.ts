@@ -8,7 +8,7 @@ import { arbitraryOf } from "./arbitrary.ts";
 import { derefSchema, type Contract, type JsonSchema, type OperationSpec, type ParameterSpec } from "./contract.ts";
 import { fieldName, mutationsOf, parameterMutations } from "./mutators.ts";
 import { describeRequest, type CheckName, type RequestDescription, type Violation } from "./report.ts";
-import { refusedMembers, withoutRefused } from "./refused.ts";
+import { markedMembers, withoutRefused } from "./refused.ts";
 import { ruleOf } from "./rules.ts";
 
 /** The deployment under test. */
@@ -145,6 +145,15 @@ export function checkExchange(contract: Contract, op: OperationSpec, c: HttpCase
       if (other.length) out.push(v("positive_data_acceptance", `schema-valid request refused with 400: ${other.join("; ")}`));
     }
   } else if (e.kind === "positive") {
+    const ignored = markedIn("x-ignored", contract, op, c);
+    if (ignored.length > 0 && o.status === 400) {
+      const naming = (errorBody?.validation_errors ?? []).filter((l) => ignored.some((p) => l.startsWith(`${p}: `)));
+      if (naming.length) out.push(v("ignored_option_acceptance", `options the contract accepts and ignores (x-ignored) refused: ${naming.join("; ")}`));
+    }
+    if (o.status >= 200 && o.status < 300 && spec?.headers["x-ignored-options"]) {
+      const named = (o.headers.get("x-ignored-options") ?? "").split(",").filter(Boolean).sort();
+      if (named.join(",") !== [...ignored].sort().join(",")) out.push(v("ignored_option_acceptance", `x-ignored-options ${JSON.stringify(named.join(","))}, the body switches on ${JSON.stringify(ignored.join(","))}`));
+    }
     if (o.status === 400) {
       const lines = errorBody?.validation_errors ?? [];
       const unmatched = lines.filter((l) => !ruleOf(l));
@@ -177,6 +186,11 @@ export function checkExchange(contract: Contract, op: OperationSpec, c: HttpCase
 
 /** Members of a positive case's JSON body that the contract marks `x-refused` (see refused.ts). */
 function refusedIn(contract: Contract, op: OperationSpec, c: HttpCase): string[] {
+  return markedIn("x-refused", contract, op, c);
+}
+
+/** Members of a case's JSON body set to a value the contract marks with `mark` (see refused.ts). */
+function markedIn(mark: "x-refused" | "x-ignored", contract: Contract, op: OperationSpec, c: HttpCase): string[] {
   if (!op.body || c.body === undefined) return [];
   let body: unknown;
   try {
@@ -184,7 +198,7 @@ function refusedIn(contract: Contract, op: OperationSpec, c: HttpCase): string[]
   } catch {
     return [];
   }
-  return refusedMembers(op.body.schema, body, (s) => derefSchema(contract, s));
+  return markedMembers(mark, op.body.schema, body, (s) => derefSchema(contract, s));
 }
 
 // ---------------------------------------------------------------------------------------------

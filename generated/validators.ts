@@ -27,6 +27,8 @@ function ajv(): Ajv2020 {
   instance.addFormat("binary", true);
   // Annotation: values the service refuses with 400 (the schema still accepts them).
   instance.addKeyword({ keyword: "x-refused", schemaType: "object" });
+  // Annotation: values the service accepts and ignores (the specification's "accepted and ignored").
+  instance.addKeyword({ keyword: "x-ignored", schemaType: "object" });
   instance.addSchema(bundle as object);
   return instance;
 }

@@ -2348,13 +2348,13 @@ export const PostFinalTranscriptMessageSchema = {
 export const PostProcessingConfigSchema = {
     type: 'object',
     additionalProperties: false,
-    description: 'Add-ons run after the session. This service offers none: `summarization: true` and `chapterization: true` are refused with 400 naming the field; `false` (the default) is accepted.',
+    description: 'Add-ons run after the session. This service runs none; as the specification says, summarization and chapterization are accepted and ignored: `true` is answered 201, the session runs as without it (no `post_summarization` or `post_chapterization` message, nothing in the result), and the 201 names each such field in its `x-ignored-options` header.',
     properties: {
         summarization: {
             type: 'boolean',
             default: false,
-            description: 'Summarize the session. Not offered by this service; `true` is refused with 400.',
-            'x-refused': {
+            description: 'Summarize the session. Accepted and ignored: no summary is made; `true` is named in the 201\'s `x-ignored-options` header.',
+            'x-ignored': {
                 values: [
                     true
                 ],
@@ -2367,8 +2367,8 @@ export const PostProcessingConfigSchema = {
         chapterization: {
             type: 'boolean',
             default: false,
-            description: 'Split the session into chapters. Not offered by this service; `true` is refused with 400.',
-            'x-refused': {
+            description: 'Split the session into chapters. Accepted and ignored: no chapters are made; `true` is named in the 201\'s `x-ignored-options` header.',
+            'x-ignored': {
                 values: [
                     true
                 ],
@@ -2412,8 +2412,8 @@ export const PreProcessingConfigSchema = {
         audio_enhancer: {
             type: 'boolean',
             default: false,
-            description: 'Enhance the audio before transcription. Not offered by this service: `true` is refused with 400 naming this field.',
-            'x-refused': {
+            description: 'Enhance the audio before transcription. Accepted, not applied (the specification\'s `pre_processing`): `true` is answered 201 and the session runs as without it; the 201 names this field in its `x-ignored-options` header.',
+            'x-ignored': {
                 values: [
                     true
                 ],
@@ -2945,7 +2945,7 @@ export const SubtitleSchema = {
 export const SummarizationConfigSchema = {
     type: 'object',
     additionalProperties: false,
-    description: 'Summary options; summaries are not offered by this service (see `summarization`).',
+    description: 'Summary options; accepted and ignored, as `summarization` is.',
     properties: {
         type: {
             type: 'string',

@@ -1045,16 +1045,16 @@ export type PostFinalTranscriptMessage = {
 };
 
 /**
- * Add-ons run after the session. This service offers none: `summarization: true` and `chapterization: true` are refused with 400 naming the field; `false` (the default) is accepted.
+ * Add-ons run after the session. This service runs none; as the specification says, summarization and chapterization are accepted and ignored: `true` is answered 201, the session runs as without it (no `post_summarization` or `post_chapterization` message, nothing in the result), and the 201 names each such field in its `x-ignored-options` header.
  */
 export type PostProcessingConfig = {
     /**
-     * Summarize the session. Not offered by this service; `true` is refused with 400.
+     * Summarize the session. Accepted and ignored: no summary is made; `true` is named in the 201's `x-ignored-options` header.
      */
     summarization?: boolean;
     summarization_config?: SummarizationConfig;
     /**
-     * Split the session into chapters. Not offered by this service; `true` is refused with 400.
+     * Split the session into chapters. Accepted and ignored: no chapters are made; `true` is named in the 201's `x-ignored-options` header.
      */
     chapterization?: boolean;
 };
@@ -1074,7 +1074,7 @@ export type PostTranscriptMessage = {
  */
 export type PreProcessingConfig = {
     /**
-     * Enhance the audio before transcription. Not offered by this service: `true` is refused with 400 naming this field.
+     * Enhance the audio before transcription. Accepted, not applied (the specification's `pre_processing`): `true` is answered 201 and the session runs as without it; the 201 names this field in its `x-ignored-options` header.
      */
     audio_enhancer?: boolean;
     /**
@@ -1327,7 +1327,7 @@ export type Subtitle = {
 };
 
 /**
- * Summary options; summaries are not offered by this service (see `summarization`).
+ * Summary options; accepted and ignored, as `summarization` is.
  */
 export type SummarizationConfig = {
     /**
@@ -1715,7 +1715,7 @@ export type CreateLiveSessionErrors = {
      */
     429: ErrorResponse;
     /**
-     * No model in this region runs the session as asked (model, languages and add-ons together) or none has room (`no inference endpoint available`); retry later or choose another model.
+     * No model in this region runs the session as asked (model, languages and add-ons together) or none has room (`no inference endpoint available`); retry later or choose another model. Also the answer to a `region` this address does not serve (each address serves only its own region). `error` is `no_inference_endpoint`.
      */
     500: ErrorResponse;
     /**

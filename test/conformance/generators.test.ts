@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { arbitraryOf } from "../../conformance/arbitrary.ts";
 import { buildContract, derefSchema, localDocuments } from "../../conformance/contract.ts";
 import { fieldName, mutationsOf } from "../../conformance/mutators.ts";
-import { refusedMembers, withoutRefused } from "../../conformance/refused.ts";
+import { ignoredMembers, refusedMembers, withoutRefused } from "../../conformance/refused.ts";
 
 const contract = buildContract(await localDocuments());
 const deref = (s: Record<string, unknown>) => derefSchema(contract, s);
@@ -51,9 +51,12 @@ describe("schema arbitraries and mutators", () => {
       }),
       { seed: 3, numRuns: 300 },
     );
-    expect(found).toContain("post_processing.summarization");
-    expect(found).toContain("pre_processing.audio_enhancer");
-    expect(refusedMembers(op.body!.schema, { post_processing: { summarization: false, chapterization: true } }, deref)).toEqual(["post_processing.chapterization"]);
+    expect(found).toContain("realtime_processing.words_accurate_timestamps");
+    expect(found).not.toContain("post_processing.summarization");
+    const body = { post_processing: { summarization: false, chapterization: true }, realtime_processing: { words_accurate_timestamps: true } };
+    expect(refusedMembers(op.body!.schema, body, deref)).toEqual(["realtime_processing.words_accurate_timestamps"]);
+    // Accepted and ignored (x-ignored), not refused.
+    expect(ignoredMembers(op.body!.schema, body, deref)).toEqual(["post_processing.chapterization"]);
   });
 
   test("server messages and callback envelopes of the documents have validators; an unknown type is refused", () => {
