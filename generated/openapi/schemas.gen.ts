@@ -720,7 +720,7 @@ export const CustomVocabularyConfigSchema = {
 export const DiarizationConfigSchema = {
     type: 'object',
     additionalProperties: false,
-    description: 'Hints for speaker diarization.',
+    description: 'Hints for speaker diarization. `number_of_speakers` must not exceed `max_speakers` when both are given (400 naming `diarization_config.number_of_speakers`; a rule between two values, which JSON Schema cannot state).',
     properties: {
         number_of_speakers: {
             type: 'integer',
@@ -1908,6 +1908,84 @@ export const LiveSessionInitSchema = {
             title: 'LiveSessionInitCustomMetadata'
         }
     },
+    allOf: [
+        {
+            description: 'A-law and mu-law are 8-bit; `bit_depth`, when given with them, is 8.',
+            if: {
+                properties: {
+                    encoding: {
+                        enum: [
+                            'wav/alaw',
+                            'wav/ulaw'
+                        ]
+                    }
+                },
+                required: [
+                    'encoding'
+                ]
+            },
+            then: {
+                properties: {
+                    bit_depth: {
+                        const: 8,
+                        'x-rule': 'must be 8 with encoding wav/alaw or wav/ulaw'
+                    }
+                }
+            }
+        },
+        {
+            description: '`callback: true` needs `callback_config`.',
+            if: {
+                properties: {
+                    callback: {
+                        const: true
+                    }
+                },
+                required: [
+                    'callback'
+                ]
+            },
+            then: {
+                required: [
+                    'callback_config'
+                ],
+                'x-rule': 'is required when callback is true'
+            }
+        },
+        {
+            description: '`trantoria-1` needs the spoken language: `language_config.languages` with at least one entry.',
+            if: {
+                properties: {
+                    model: {
+                        const: 'trantoria-1'
+                    }
+                },
+                required: [
+                    'model'
+                ]
+            },
+            then: {
+                required: [
+                    'language_config'
+                ],
+                'x-rule': 'must name the spoken language (language_config.languages) with model trantoria-1',
+                properties: {
+                    language_config: {
+                        required: [
+                            'languages'
+                        ],
+                        'x-rule': 'must name the spoken language with model trantoria-1',
+                        properties: {
+                            languages: {
+                                minItems: 1,
+                                'x-rule': 'must name the spoken language with model trantoria-1'
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    ],
     examples: [
         {
             encoding: 'wav/pcm',
@@ -2444,6 +2522,9 @@ export const RealtimeProcessingConfigSchema = {
                     true
                 ],
                 reason: 'no word-alignment model runs in this service (word times are spread over each recognized segment)'
+            },
+            not: {
+                const: true
             }
         },
         custom_vocabulary: {
@@ -2480,7 +2561,66 @@ export const RealtimeProcessingConfigSchema = {
             default: false,
             description: 'Turn on sentiment analysis.'
         }
-    }
+    },
+    allOf: [
+        {
+            description: '`translation: true` needs `translation_config`.',
+            if: {
+                properties: {
+                    translation: {
+                        const: true
+                    }
+                },
+                required: [
+                    'translation'
+                ]
+            },
+            then: {
+                required: [
+                    'translation_config'
+                ],
+                'x-rule': 'is required when translation is true'
+            }
+        },
+        {
+            description: '`custom_vocabulary: true` needs `custom_vocabulary_config`.',
+            if: {
+                properties: {
+                    custom_vocabulary: {
+                        const: true
+                    }
+                },
+                required: [
+                    'custom_vocabulary'
+                ]
+            },
+            then: {
+                required: [
+                    'custom_vocabulary_config'
+                ],
+                'x-rule': 'is required when custom_vocabulary is true'
+            }
+        },
+        {
+            description: '`custom_spelling: true` needs `custom_spelling_config`.',
+            if: {
+                properties: {
+                    custom_spelling: {
+                        const: true
+                    }
+                },
+                required: [
+                    'custom_spelling'
+                ]
+            },
+            then: {
+                required: [
+                    'custom_spelling_config'
+                ],
+                'x-rule': 'is required when custom_spelling is true'
+            }
+        }
+    ]
 } as const;
 
 export const RequestIdSchema = {
@@ -3254,6 +3394,12 @@ export const TranslationConfigSchema = {
                 ],
                 reason: 'only the base translation tier runs in this service'
             },
+            not: {
+                enum: [
+                    'batch',
+                    'enhanced'
+                ]
+            },
             title: 'TranslationConfigModel'
         },
         match_original_utterances: {
@@ -3275,6 +3421,9 @@ export const TranslationConfigSchema = {
                     true
                 ],
                 reason: 'translations are not adapted to a context in this service'
+            },
+            not: {
+                const: true
             }
         },
         context: {
@@ -3290,6 +3439,9 @@ export const TranslationConfigSchema = {
                     true
                 ],
                 reason: 'the translation cannot choose a register in this service'
+            },
+            not: {
+                const: true
             }
         }
     }

@@ -353,7 +353,7 @@ export type CustomVocabularyConfig = {
 };
 
 /**
- * Hints for speaker diarization.
+ * Hints for speaker diarization. `number_of_speakers` must not exceed `max_speakers` when both are given (400 naming `diarization_config.number_of_speakers`; a rule between two values, which JSON Schema cannot state).
  */
 export type DiarizationConfig = {
     /**
@@ -784,7 +784,7 @@ export type LiveSession = {
 /**
  * Options of a new live session. Every member is optional; unknown members are refused.
  */
-export type LiveSessionInit = {
+export type LiveSessionInit = unknown & {
     encoding?: AudioEncoding;
     bit_depth?: BitDepth;
     sample_rate?: SampleRate;
@@ -1086,7 +1086,7 @@ export type PreProcessingConfig = {
 /**
  * Add-ons applied while the audio streams.
  */
-export type RealtimeProcessingConfig = {
+export type RealtimeProcessingConfig = unknown & {
     /**
      * Accurate per-word timestamps. Not offered by this service: word times are spread over each recognized segment, no word-alignment model runs; `true` is refused with 400 naming this field.
      */
@@ -1618,7 +1618,7 @@ export type ListLiveSessionsData = {
          */
         offset?: number;
         /**
-         * Start of the following page, taken from `next`; never built by hand.
+         * Start of the following page, taken from `next`; never built by hand. Its form (`<created_at ms>.<seq>`) is given so that a malformed one is refused by the schema (400 naming `cursor`); a cursor of that form pages on from the position it names.
          */
         cursor?: string;
         /**
