@@ -148,7 +148,7 @@ describe("POST /v2/live?region= a region this address does not serve", () => {
     expect(Object.values(media.examples as Json).some((e: Json) => e.value.error === "no_inference_endpoint" && /region/.test(e.value.message))).toBe(true);
     const res = await fetch(`${svc.running.url}/v2/live?region=us-west`, { method: "POST", headers: { "content-type": "application/json", "x-service-key": svc.key }, body: "{}" });
     expect(res.status).toBe(500);
-    const body = await res.json();
+    const body = (await res.json()) as Json;
     expect(new Validator({ ...doc, ...media.schema } as never, "2020-12", false).validate(body).valid).toBe(true);
     for (const example of Object.values(media.examples as Json)) expect(new Validator({ ...doc, ...media.schema } as never, "2020-12", false).validate((example as Json).value).valid).toBe(true);
     expect(body.error).toBe("no_inference_endpoint");
