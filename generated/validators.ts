@@ -111,6 +111,7 @@ export const validateLiveSessionInit: ValidateFunction<T.LiveSessionInit> = comp
 export const validateLiveSessionInitResponse: ValidateFunction<T.LiveSessionInitResponse> = compile("LiveSessionInitResponse");
 export const validateLiveSessionList: ValidateFunction<T.LiveSessionList> = compile("LiveSessionList");
 export const validateLiveSessionStatus: ValidateFunction<T.LiveSessionStatus> = compile("LiveSessionStatus");
+export const validateLiveness: ValidateFunction<T.Liveness> = compile("Liveness");
 export const validateLlmCallbackRequest: ValidateFunction<T.LlmCallbackRequest> = compile("LlmCallbackRequest");
 export const validateMessageError: ValidateFunction<T.MessageError> = compile("MessageError");
 export const validateMessagesConfig: ValidateFunction<T.MessagesConfig> = compile("MessagesConfig");
@@ -123,6 +124,7 @@ export const validatePostFinalTranscriptMessage: ValidateFunction<T.PostFinalTra
 export const validatePostProcessingConfig: ValidateFunction<T.PostProcessingConfig> = compile("PostProcessingConfig");
 export const validatePostTranscriptMessage: ValidateFunction<T.PostTranscriptMessage> = compile("PostTranscriptMessage");
 export const validatePreProcessingConfig: ValidateFunction<T.PreProcessingConfig> = compile("PreProcessingConfig");
+export const validateReadiness: ValidateFunction<T.Readiness> = compile("Readiness");
 export const validateRealtimeProcessingConfig: ValidateFunction<T.RealtimeProcessingConfig> = compile("RealtimeProcessingConfig");
 export const validateRequestId: ValidateFunction<T.RequestId> = compile("RequestId");
 export const validateSampleRate: ValidateFunction<T.SampleRate> = compile("SampleRate");
@@ -209,6 +211,7 @@ export type SchemaName =
   | "LiveSessionInitResponse"
   | "LiveSessionList"
   | "LiveSessionStatus"
+  | "Liveness"
   | "LlmCallbackRequest"
   | "MessageError"
   | "MessagesConfig"
@@ -221,6 +224,7 @@ export type SchemaName =
   | "PostProcessingConfig"
   | "PostTranscriptMessage"
   | "PreProcessingConfig"
+  | "Readiness"
   | "RealtimeProcessingConfig"
   | "RequestId"
   | "SampleRate"
@@ -307,6 +311,7 @@ export interface SchemaTypes {
   LiveSessionInitResponse: T.LiveSessionInitResponse;
   LiveSessionList: T.LiveSessionList;
   LiveSessionStatus: T.LiveSessionStatus;
+  Liveness: T.Liveness;
   LlmCallbackRequest: T.LlmCallbackRequest;
   MessageError: T.MessageError;
   MessagesConfig: T.MessagesConfig;
@@ -319,6 +324,7 @@ export interface SchemaTypes {
   PostProcessingConfig: T.PostProcessingConfig;
   PostTranscriptMessage: T.PostTranscriptMessage;
   PreProcessingConfig: T.PreProcessingConfig;
+  Readiness: T.Readiness;
   RealtimeProcessingConfig: T.RealtimeProcessingConfig;
   RequestId: T.RequestId;
   SampleRate: T.SampleRate;
@@ -406,6 +412,7 @@ export const validators: Record<SchemaName, ValidateFunction> = {
   LiveSessionInitResponse: validateLiveSessionInitResponse,
   LiveSessionList: validateLiveSessionList,
   LiveSessionStatus: validateLiveSessionStatus,
+  Liveness: validateLiveness,
   LlmCallbackRequest: validateLlmCallbackRequest,
   MessageError: validateMessageError,
   MessagesConfig: validateMessagesConfig,
@@ -418,6 +425,7 @@ export const validators: Record<SchemaName, ValidateFunction> = {
   PostProcessingConfig: validatePostProcessingConfig,
   PostTranscriptMessage: validatePostTranscriptMessage,
   PreProcessingConfig: validatePreProcessingConfig,
+  Readiness: validateReadiness,
   RealtimeProcessingConfig: validateRealtimeProcessingConfig,
   RequestId: validateRequestId,
   SampleRate: validateSampleRate,

@@ -2083,6 +2083,22 @@ export const LiveSessionStatusSchema = {
     description: '`queued` and `processing` are running; `done` and `error` are ended.'
 } as const;
 
+export const LivenessSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'status'
+    ],
+    description: 'The process serves HTTP.',
+    properties: {
+        status: {
+            type: 'string',
+            const: 'ok',
+            description: 'Always `ok`.'
+        }
+    }
+} as const;
+
 export const LlmCallbackRequestSchema = {
     type: 'object',
     additionalProperties: false,
@@ -2504,6 +2520,51 @@ export const PreProcessingConfigSchema = {
             maximum: 1,
             default: 0.5,
             description: 'Strictness of speech detection: the voice-activity probability from which a 32 ms chunk starts speech (an utterance then lasts while chunks score at least 0.15 less). Higher values make background sounds less likely to count as speech, lower ones keep quiet speech. Values are used between 0.01 and 0.99 (0 acts as 0.01, 1 as 0.99).'
+        }
+    }
+} as const;
+
+export const ReadinessSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'status',
+        'waiting_for',
+        'ready_after_s',
+        'models'
+    ],
+    description: 'Whether the service can run sessions at full speed, and if not what it waits for.',
+    properties: {
+        status: {
+            type: 'string',
+            enum: [
+                'ready',
+                'unready'
+            ],
+            description: '`ready` (answered 200) or `unready` (answered 503).',
+            title: 'ReadinessStatus'
+        },
+        waiting_for: {
+            type: 'array',
+            items: {
+                type: 'string'
+            },
+            description: 'What readiness still waits for, one line each (`<part>: <what>`); empty when ready.'
+        },
+        ready_after_s: {
+            type: [
+                'number',
+                'null'
+            ],
+            minimum: 0,
+            description: 'Seconds from the start of the process to readiness; null until ready.'
+        },
+        models: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/LiveModel'
+            },
+            description: 'The public models loaded and warmed (embedded) or served by a worker (distributed).'
         }
     }
 } as const;

@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { CreateLiveSessionData, CreateLiveSessionErrors, CreateLiveSessionResponses, DeleteLiveSessionData, DeleteLiveSessionErrors, DeleteLiveSessionResponses, GetLiveCapabilitiesData, GetLiveCapabilitiesErrors, GetLiveCapabilitiesResponses, GetLiveDefaultsData, GetLiveDefaultsErrors, GetLiveDefaultsResponses, GetLiveSessionData, GetLiveSessionErrors, GetLiveSessionRecordingData, GetLiveSessionRecordingErrors, GetLiveSessionRecordingResponses, GetLiveSessionResponses, ListLiveSessionsData, ListLiveSessionsErrors, ListLiveSessionsResponses, StoreLlmCallbackData, StoreLlmCallbackErrors, StoreLlmCallbackResponses } from './types.gen';
+import type { CreateLiveSessionData, CreateLiveSessionErrors, CreateLiveSessionResponses, DeleteLiveSessionData, DeleteLiveSessionErrors, DeleteLiveSessionResponses, GetHealthData, GetHealthResponses, GetLiveCapabilitiesData, GetLiveCapabilitiesErrors, GetLiveCapabilitiesResponses, GetLiveDefaultsData, GetLiveDefaultsErrors, GetLiveDefaultsResponses, GetLivenessData, GetLivenessResponses, GetLiveSessionData, GetLiveSessionErrors, GetLiveSessionRecordingData, GetLiveSessionRecordingErrors, GetLiveSessionRecordingResponses, GetLiveSessionResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, ListLiveSessionsData, ListLiveSessionsErrors, ListLiveSessionsResponses, StoreLlmCallbackData, StoreLlmCallbackErrors, StoreLlmCallbackResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -17,6 +17,27 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
      */
     meta?: keyof ClientMeta extends never ? Record<string, unknown> : ClientMeta;
 };
+
+/**
+ * Liveness (kept for older probes)
+ *
+ * The same answer as `GET /health/live`.
+ */
+export const getHealth = <ThrowOnError extends boolean = false>(options?: Options<GetHealthData, ThrowOnError>): RequestResult<GetHealthResponses, unknown, ThrowOnError> => (options?.client ?? client).get<GetHealthResponses, unknown, ThrowOnError>({ url: '/health', ...options });
+
+/**
+ * Liveness
+ *
+ * Answers 200 as soon as the process serves HTTP, while models still load: restart the process only when this fails. Needs no API key.
+ */
+export const getLiveness = <ThrowOnError extends boolean = false>(options?: Options<GetLivenessData, ThrowOnError>): RequestResult<GetLivenessResponses, unknown, ThrowOnError> => (options?.client ?? client).get<GetLivenessResponses, unknown, ThrowOnError>({ url: '/health/live', ...options });
+
+/**
+ * Readiness
+ *
+ * 200 once the service can run a session at full speed: the voice-activity model is loaded and every installed default model is loaded and warmed (one decode) in every engine thread, or, in distributed mode, a worker serves the models. Until then 503 with the same body, saying what it waits for. Route traffic to an instance only when this answers 200. Needs no API key.
+ */
+export const getReadiness = <ThrowOnError extends boolean = false>(options?: Options<GetReadinessData, ThrowOnError>): RequestResult<GetReadinessResponses, GetReadinessErrors, ThrowOnError> => (options?.client ?? client).get<GetReadinessResponses, GetReadinessErrors, ThrowOnError>({ url: '/health/ready', ...options });
 
 /**
  * List live sessions

@@ -885,6 +885,16 @@ export type LiveSessionList = {
 export type LiveSessionStatus = 'queued' | 'processing' | 'done' | 'error';
 
 /**
+ * The process serves HTTP.
+ */
+export type Liveness = {
+    /**
+     * Always `ok`.
+     */
+    status: 'ok';
+};
+
+/**
  * An LLM response stored for a customer.
  */
 export type LlmCallbackRequest = {
@@ -1081,6 +1091,30 @@ export type PreProcessingConfig = {
      * Strictness of speech detection: the voice-activity probability from which a 32 ms chunk starts speech (an utterance then lasts while chunks score at least 0.15 less). Higher values make background sounds less likely to count as speech, lower ones keep quiet speech. Values are used between 0.01 and 0.99 (0 acts as 0.01, 1 as 0.99).
      */
     speech_threshold?: number;
+};
+
+/**
+ * Whether the service can run sessions at full speed, and if not what it waits for.
+ */
+export type Readiness = {
+    /**
+     * ReadinessStatus
+     *
+     * `ready` (answered 200) or `unready` (answered 503).
+     */
+    status: 'ready' | 'unready';
+    /**
+     * What readiness still waits for, one line each (`<part>: <what>`); empty when ready.
+     */
+    waiting_for: Array<string>;
+    /**
+     * Seconds from the start of the process to readiness; null until ready.
+     */
+    ready_after_s: number | null;
+    /**
+     * The public models loaded and warmed (embedded) or served by a worker (distributed).
+     */
+    models: Array<LiveModel>;
 };
 
 /**
@@ -1604,6 +1638,63 @@ export type Word = {
  * The `id` returned by POST /v2/live.
  */
 export type SessionId2 = string;
+
+export type GetHealthData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/health';
+};
+
+export type GetHealthResponses = {
+    /**
+     * The process serves HTTP.
+     */
+    200: Liveness;
+};
+
+export type GetHealthResponse = GetHealthResponses[keyof GetHealthResponses];
+
+export type GetLivenessData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/health/live';
+};
+
+export type GetLivenessResponses = {
+    /**
+     * The process serves HTTP.
+     */
+    200: Liveness;
+};
+
+export type GetLivenessResponse = GetLivenessResponses[keyof GetLivenessResponses];
+
+export type GetReadinessData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/health/ready';
+};
+
+export type GetReadinessErrors = {
+    /**
+     * Not ready yet (or no longer able to serve); `waiting_for` says what is missing.
+     */
+    503: Readiness;
+};
+
+export type GetReadinessError = GetReadinessErrors[keyof GetReadinessErrors];
+
+export type GetReadinessResponses = {
+    /**
+     * Ready.
+     */
+    200: Readiness;
+};
+
+export type GetReadinessResponse = GetReadinessResponses[keyof GetReadinessResponses];
 
 export type ListLiveSessionsData = {
     body?: never;

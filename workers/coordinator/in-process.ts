@@ -4,11 +4,11 @@
  * transcriptions run on an `EnginePool` of worker threads.
  */
 import { resolve } from "node:path";
-import { capabilityOf, computeCapabilities, servingEntries } from "../catalogue/capabilities.ts";
+import { capabilityOf, computeCapabilities, servingEntries, type ServingEntry } from "../catalogue/capabilities.ts";
 import { canServe } from "./can-serve.ts";
 import { EnginePool } from "../pool/pool.ts";
 import type { EngineSpec } from "../pool/protocol.ts";
-import type { TranscribeResult } from "../engines/types.ts";
+import type { TranscribeRequest, TranscribeResult } from "../engines/types.ts";
 import { NoEndpointError, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "./types.ts";
 
 export interface InProcessCoordinatorOptions {
@@ -38,6 +38,25 @@ export class InProcessCoordinator implements InferenceCoordinator {
     return computeCapabilities(this.modelsDir);
   }
 
+  /**
+   * Loads every installed serving engine in every worker thread and runs `requests` on it there
+   * (one warm-up decode each), off the event loop. Resolves with the public models warmed.
+   */
+  async warm(requests: TranscribeRequest[]): Promise<string[]> {
+    const serving = servingEntries(this.modelsDir);
+    const seen = new Set<string>();
+    for (const { entry } of serving) {
+      if (seen.has(entry.id)) continue;
+      seen.add(entry.id);
+      await this.pool.warm(this.specOf(entry), requests);
+    }
+    return serving.map((s) => s.model.model);
+  }
+
+  private specOf(entry: ServingEntry["entry"]): EngineSpec {
+    return { id: entry.id, family: entry.family as EngineSpec["family"], dir: resolve(this.modelsDir, entry.dir), options: entry.options, threads: this.sessionThreads };
+  }
+
   async transcribe(job: InferenceJob, signal?: AbortSignal): Promise<TranscribeResult> {
     const serving = servingEntries(this.modelsDir).find((s) => s.model.model === job.model);
     if (!serving) throw new NoEndpointError();
@@ -51,15 +70,7 @@ export class InProcessCoordinator implements InferenceCoordinator {
       translationTargets: task === "translate" && targetLanguage ? [targetLanguage] : undefined,
     });
     if (!verdict.ok) throw new NoEndpointError(`no inference endpoint available: ${verdict.reason}`);
-    const { entry } = serving;
-    const spec: EngineSpec = {
-      id: entry.id,
-      family: entry.family as EngineSpec["family"],
-      dir: resolve(this.modelsDir, entry.dir),
-      options: entry.options,
-      threads: this.sessionThreads,
-    };
-    return this.pool.run(spec, job.request, signal, job.priority);
+    return this.pool.run(this.specOf(serving.entry), job.request, signal, job.priority);
   }
 
   /** Current pool load (running and queued jobs). */
