@@ -190,7 +190,7 @@ describe("HTTP bodies", () => {
   test("validators lookup and operation table", () => {
     expect(validators.LiveSessionInit).toBe(validateLiveSessionInit);
     expect(operations.map((o) => o.operationId).sort()).toEqual([
-      "createLiveSession", "deleteLiveSession", "getLiveCapabilities", "getLiveDefaults", "getLiveSession", "getLiveSessionRecording", "listLiveSessions", "storeLlmCallback",
+      "createLiveSession", "deleteLiveSession", "getHealth", "getLiveCapabilities", "getLiveDefaults", "getLiveSession", "getLiveSessionRecording", "getLiveness", "getReadiness", "listLiveSessions", "storeLlmCallback",
     ]);
     expect(operations.find((o) => o.operationId === "deleteLiveSession")?.statuses).toEqual([202, 401, 403, 404, 503]);
   });
