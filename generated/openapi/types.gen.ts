@@ -1733,7 +1733,7 @@ export type ListLiveSessionsData = {
          */
         custom_metadata?: string;
         /**
-         * Keys hold no square brackets and no NUL character (they would not survive the `custom_metadata[<key>]` form).
+         * Per-key form of the `custom_metadata` filter: `custom_metadata[<key>]=<value>`, one parameter per key (deepObject style).
          */
         'custom_metadata[key]'?: {
             [key: string]: string;

@@ -54,8 +54,6 @@ function listQuery(values: QueryOf<"listLiveSessions">): { query: SessionListQue
   if (perKey && typeof perKey === "object") Object.assign(metadata, perKey);
   const badKeys = Object.keys(metadata).filter((k) => k.includes("\0") || !k.isWellFormed());
   if (badKeys.length) errors.push("custom_metadata: keys must not contain NUL characters or unpaired surrogates");
-  // `custom_metadata[a][b]=x` is not a key: the contract's propertyNames has no brackets.
-  if (perKey && typeof perKey === "object" && Object.keys(perKey).some((k) => /[[\]]/.test(k))) errors.push("custom_metadata[key]: keys must not contain square brackets");
   else if (Object.keys(metadata).length) query.customMetadata = metadata;
   return { query, errors };
 }
