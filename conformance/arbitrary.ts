@@ -123,5 +123,7 @@ function objectArbitrary(s: Json, opts: ArbitraryOptions, depth: number, maxItem
   if (extra === false || Object.keys(props).length > 0) return known;
   // A free-form map (e.g. custom_metadata, spelling dictionaries).
   const values = extra === true || extra === undefined ? jsonLeaf : arbitraryOf(extra as JsonSchema, opts, depth + 1);
-  return fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !["__proto__", "constructor"].includes(k)), values, { maxKeys: maxItems });
+  const names = (s.propertyNames as Json | undefined)?.pattern;
+  const nameOk = typeof names === "string" ? (k: string) => new RegExp(names, "u").test(k) : () => true;
+  return fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !["__proto__", "constructor"].includes(k) && nameOk(k)), values, { maxKeys: maxItems });
 }

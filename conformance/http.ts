@@ -8,7 +8,7 @@ import { arbitraryOf } from "./arbitrary.ts";
 import { derefSchema, type Contract, type JsonSchema, type OperationSpec, type ParameterSpec } from "./contract.ts";
 import { fieldName, mutationsOf, parameterMutations } from "./mutators.ts";
 import { describeRequest, type CheckName, type RequestDescription, type Violation } from "./report.ts";
-import { refusedMembers, withoutRefused } from "./refused.ts";
+import { markedMembers, withoutRefused } from "./refused.ts";
 import { ruleOf } from "./rules.ts";
 
 /** The deployment under test. */
@@ -145,6 +145,15 @@ export function checkExchange(contract: Contract, op: OperationSpec, c: HttpCase
       if (other.length) out.push(v("positive_data_acceptance", `schema-valid request refused with 400: ${other.join("; ")}`));
     }
   } else if (e.kind === "positive") {
+    const ignored = markedIn("x-ignored", contract, op, c);
+    if (ignored.length > 0 && o.status === 400) {
+      const naming = (errorBody?.validation_errors ?? []).filter((l) => ignored.some((p) => l.startsWith(`${p}: `)));
+      if (naming.length) out.push(v("ignored_option_acceptance", `options the contract accepts and ignores (x-ignored) refused: ${naming.join("; ")}`));
+    }
+    if (o.status >= 200 && o.status < 300 && spec?.headers["x-ignored-options"]) {
+      const named = (o.headers.get("x-ignored-options") ?? "").split(",").filter(Boolean).sort();
+      if (named.join(",") !== [...ignored].sort().join(",")) out.push(v("ignored_option_acceptance", `x-ignored-options ${JSON.stringify(named.join(","))}, the body switches on ${JSON.stringify(ignored.join(","))}`));
+    }
     if (o.status === 400) {
       const lines = errorBody?.validation_errors ?? [];
       const unmatched = lines.filter((l) => !ruleOf(l));
@@ -177,6 +186,11 @@ export function checkExchange(contract: Contract, op: OperationSpec, c: HttpCase
 
 /** Members of a positive case's JSON body that the contract marks `x-refused` (see refused.ts). */
 function refusedIn(contract: Contract, op: OperationSpec, c: HttpCase): string[] {
+  return markedIn("x-refused", contract, op, c);
+}
+
+/** Members of a case's JSON body set to a value the contract marks with `mark` (see refused.ts). */
+function markedIn(mark: "x-refused" | "x-ignored", contract: Contract, op: OperationSpec, c: HttpCase): string[] {
   if (!op.body || c.body === undefined) return [];
   let body: unknown;
   try {
@@ -184,7 +198,7 @@ function refusedIn(contract: Contract, op: OperationSpec, c: HttpCase): string[]
   } catch {
     return [];
   }
-  return refusedMembers(op.body.schema, body, (s) => derefSchema(contract, s));
+  return markedMembers(mark, op.body.schema, body, (s) => derefSchema(contract, s));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -270,7 +284,12 @@ export interface CaseFamily {
 /** Every family of cases of one operation (positive, negative body/query/path, malformed, auth). */
 export function caseFamilies(contract: Contract, op: OperationSpec, state: HttpState, target: Target, servable?: Record<string, unknown>): CaseFamily[] {
   const d = deref(contract);
-  const parts = partsArbitrary(contract, op, state);
+  // Bodies valid but for the values the contract marks refused (those are kept: a body switching
+  // one on expects 400 naming it); the generator does not read `if`/`then`, so the rest is filtered.
+  const bodySchema = op.body?.schema;
+  const parts = partsArbitrary(contract, op, state).filter((p) => !bodySchema || contract.validate(bodySchema, withoutRefused(bodySchema, p.body, d)).ok);
+  // Fully valid bodies, for the cases that break something else (query, path).
+  const clean = bodySchema ? parts.map((p) => ({ ...p, body: withoutRefused(bodySchema, p.body, d) })) : parts;
   const families: CaseFamily[] = [{ name: `${op.operationId} positive`, arbitrary: parts.map((p) => withBody(op, p, "valid", { kind: "positive" })) }];
   if (op.body && servable && op.body.schema.$ref === "#/components/schemas/LiveSessionInit") {
     // Schema-valid bodies pinned to a model and language the deployment serves, without the values
@@ -310,7 +329,7 @@ export function caseFamilies(contract: Contract, op: OperationSpec, state: HttpS
   if (queryMutable.length) {
     families.push({
       name: `${op.operationId} negative query`,
-      arbitrary: fc.tuple(parts, fc.constantFrom(...queryMutable.flatMap((p) => parameterMutations(p.schema, d).map((m) => ({ p, m }))))).map(([pp, { p, m }]) => {
+      arbitrary: fc.tuple(clean, fc.constantFrom(...queryMutable.flatMap((p) => parameterMutations(p.schema, d).map((m) => ({ p, m }))))).map(([pp, { p, m }]) => {
         const query = pp.query.filter(([k]) => k !== p.name);
         query.push([p.name, m.value]);
         return withBody(op, { ...pp, query }, "valid", { kind: "negative", what: `${m.kind} ${p.name}=${m.value}`, field: p.name, location: "query" });
@@ -322,7 +341,7 @@ export function caseFamilies(contract: Contract, op: OperationSpec, state: HttpS
   if (pathParams.length) {
     families.push({
       name: `${op.operationId} negative path`,
-      arbitrary: fc.tuple(parts, fc.constantFrom("not-a-uuid", "0", "%00", "..", "00000000-0000-0000-0000-00000000000g", "a".repeat(300))).map(([p, bad]) => {
+      arbitrary: fc.tuple(clean, fc.constantFrom("not-a-uuid", "0", "%00", "..", "00000000-0000-0000-0000-00000000000g", "a".repeat(300))).map(([p, bad]) => {
         const params = { ...p.pathParams };
         for (const pp of pathParams) params[pp.name] = bad;
         return withBody(op, { ...p, pathParams: params }, "valid", { kind: "negative", what: `path ${bad.slice(0, 20)}`, field: null, location: "path" });

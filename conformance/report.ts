@@ -10,6 +10,7 @@ export type CheckName =
   | "negative_data_rejection"
   | "positive_data_acceptance"
   | "refused_option_rejection"
+  | "ignored_option_acceptance"
   | "validation_errors_name_field"
   | "ignored_auth"
   | "use_after_free"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs schemathesis (PyPI, pinned in scripts/python-tools.txt, in a venv under
 # ${LIVE_STT_CACHE:-$HOME/.cache/live-stt}/venv-tools) against a deployment's /openapi.json with every
-# check and every phase, next to `bun run conformance`. Relaxations: conformance/schemathesis.toml,
+# check and every phase, next to `bun run conformance`. Relaxations: schemathesis.toml (repository root),
 # enforced by conformance/schemathesis_hooks.py; listed in conformance/README.md.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -46,8 +46,8 @@ export LIVE_STT_RULES
 # Init-body members the contract marks x-refused (options the service does not run: 400 when switched on).
 LIVE_STT_REFUSED="$(cd "$root" && bun -e 'import { buildContract, derefSchema, localDocuments } from "./conformance/contract.ts"; import { refusedPaths } from "./conformance/refused.ts"; const c = buildContract(await localDocuments()); const op = c.operations.find((o) => o.operationId === "createLiveSession"); console.log(JSON.stringify(op?.body ? refusedPaths(op.body.schema, (s) => derefSchema(c, s)) : []))')"
 export LIVE_STT_REFUSED
-export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
-export SCHEMATHESIS_HOOKS=schemathesis_hooks
+export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
+export LIVE_STT_KEY="$KEY"
 
 args=(
   --url "$BASE_URL"
@@ -60,4 +60,5 @@ args=(
 )
 [[ -n "$SEED" ]] && args+=(--seed "$SEED")
 [[ -n "$JUNIT" ]] && args+=(--report junit --report-junit-path "$JUNIT")
-exec "$venv/bin/schemathesis" --config-file "$here/schemathesis.toml" run "$BASE_URL/openapi.json" "${args[@]}" "${EXTRA[@]}"
+cd "$root"
+exec "$venv/bin/schemathesis" --config-file "$root/schemathesis.toml" run "$BASE_URL/openapi.json" "${args[@]}" "${EXTRA[@]}"

@@ -1,4 +1,4 @@
-"""schemathesis hooks for conformance/schemathesis.sh (loaded through SCHEMATHESIS_HOOKS).
+"""schemathesis hooks (`hooks` in the repository's schemathesis.toml; used by conformance/schemathesis.sh).
 
 Two extra checks keep the relaxations of schemathesis.toml to what the contract documents:
 - only_documented_rules: a schema-valid (positive) request answered 400 must list, in
@@ -11,11 +11,26 @@ Two extra checks keep the relaxations of schemathesis.toml to what the contract 
 import json
 import os
 import re
+import subprocess
 
 import schemathesis
 
-RULES = [re.compile(source) for source in json.loads(os.environ.get("LIVE_STT_RULES", "[]"))]
-REFUSED = json.loads(os.environ.get("LIVE_STT_REFUSED", "[]"))
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _from_bun(name, script):
+    """The value conformance/schemathesis.sh exports, computed here when `st` is run directly."""
+    if name in os.environ:
+        return json.loads(os.environ[name])
+    out = subprocess.run(["bun", "-e", script], cwd=_ROOT, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+RULES = [re.compile(source) for source in _from_bun("LIVE_STT_RULES", 'import { crossFieldRules } from "./conformance/rules.ts"; console.log(JSON.stringify(crossFieldRules.map((r) => r.line.source)))')]
+REFUSED = _from_bun(
+    "LIVE_STT_REFUSED",
+    'import { buildContract, derefSchema, localDocuments } from "./conformance/contract.ts"; import { refusedPaths } from "./conformance/refused.ts"; const c = buildContract(await localDocuments()); const op = c.operations.find((o) => o.operationId === "createLiveSession"); console.log(JSON.stringify(op?.body ? refusedPaths(op.body.schema, (s) => derefSchema(c, s)) : []))',
+)
 _MISSING = object()
 
 

@@ -22,11 +22,15 @@ function ajv(): Ajv2020 {
   if (instance) return instance;
   const Ajv = (load("ajv/dist/2020.js") as { default: typeof Ajv2020 }).default;
   const addFormats = (load("ajv-formats") as { default: typeof import("ajv-formats").default }).default;
-  instance = new Ajv({ allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true, discriminator: true });
+  instance = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired: false, allowUnionTypes: true, discriminator: true, verbose: true });
   addFormats(instance);
   instance.addFormat("binary", true);
   // Annotation: values the service refuses with 400 (the schema still accepts them).
   instance.addKeyword({ keyword: "x-refused", schemaType: "object" });
+  // Annotation: values the service accepts and ignores (the specification's "accepted and ignored").
+  instance.addKeyword({ keyword: "x-ignored", schemaType: "object" });
+  // Annotation: the rule a cross-field `if`/`then` states, written in the 400 line instead of Ajv's wording.
+  instance.addKeyword({ keyword: "x-rule", schemaType: "string" });
   instance.addSchema(bundle as object);
   return instance;
 }
@@ -107,6 +111,7 @@ export const validateLiveSessionInit: ValidateFunction<T.LiveSessionInit> = comp
 export const validateLiveSessionInitResponse: ValidateFunction<T.LiveSessionInitResponse> = compile("LiveSessionInitResponse");
 export const validateLiveSessionList: ValidateFunction<T.LiveSessionList> = compile("LiveSessionList");
 export const validateLiveSessionStatus: ValidateFunction<T.LiveSessionStatus> = compile("LiveSessionStatus");
+export const validateLiveness: ValidateFunction<T.Liveness> = compile("Liveness");
 export const validateLlmCallbackRequest: ValidateFunction<T.LlmCallbackRequest> = compile("LlmCallbackRequest");
 export const validateMessageError: ValidateFunction<T.MessageError> = compile("MessageError");
 export const validateMessagesConfig: ValidateFunction<T.MessagesConfig> = compile("MessagesConfig");
@@ -119,6 +124,7 @@ export const validatePostFinalTranscriptMessage: ValidateFunction<T.PostFinalTra
 export const validatePostProcessingConfig: ValidateFunction<T.PostProcessingConfig> = compile("PostProcessingConfig");
 export const validatePostTranscriptMessage: ValidateFunction<T.PostTranscriptMessage> = compile("PostTranscriptMessage");
 export const validatePreProcessingConfig: ValidateFunction<T.PreProcessingConfig> = compile("PreProcessingConfig");
+export const validateReadiness: ValidateFunction<T.Readiness> = compile("Readiness");
 export const validateRealtimeProcessingConfig: ValidateFunction<T.RealtimeProcessingConfig> = compile("RealtimeProcessingConfig");
 export const validateRequestId: ValidateFunction<T.RequestId> = compile("RequestId");
 export const validateSampleRate: ValidateFunction<T.SampleRate> = compile("SampleRate");
@@ -205,6 +211,7 @@ export type SchemaName =
   | "LiveSessionInitResponse"
   | "LiveSessionList"
   | "LiveSessionStatus"
+  | "Liveness"
   | "LlmCallbackRequest"
   | "MessageError"
   | "MessagesConfig"
@@ -217,6 +224,7 @@ export type SchemaName =
   | "PostProcessingConfig"
   | "PostTranscriptMessage"
   | "PreProcessingConfig"
+  | "Readiness"
   | "RealtimeProcessingConfig"
   | "RequestId"
   | "SampleRate"
@@ -303,6 +311,7 @@ export interface SchemaTypes {
   LiveSessionInitResponse: T.LiveSessionInitResponse;
   LiveSessionList: T.LiveSessionList;
   LiveSessionStatus: T.LiveSessionStatus;
+  Liveness: T.Liveness;
   LlmCallbackRequest: T.LlmCallbackRequest;
   MessageError: T.MessageError;
   MessagesConfig: T.MessagesConfig;
@@ -315,6 +324,7 @@ export interface SchemaTypes {
   PostProcessingConfig: T.PostProcessingConfig;
   PostTranscriptMessage: T.PostTranscriptMessage;
   PreProcessingConfig: T.PreProcessingConfig;
+  Readiness: T.Readiness;
   RealtimeProcessingConfig: T.RealtimeProcessingConfig;
   RequestId: T.RequestId;
   SampleRate: T.SampleRate;
@@ -402,6 +412,7 @@ export const validators: Record<SchemaName, ValidateFunction> = {
   LiveSessionInitResponse: validateLiveSessionInitResponse,
   LiveSessionList: validateLiveSessionList,
   LiveSessionStatus: validateLiveSessionStatus,
+  Liveness: validateLiveness,
   LlmCallbackRequest: validateLlmCallbackRequest,
   MessageError: validateMessageError,
   MessagesConfig: validateMessagesConfig,
@@ -414,6 +425,7 @@ export const validators: Record<SchemaName, ValidateFunction> = {
   PostProcessingConfig: validatePostProcessingConfig,
   PostTranscriptMessage: validatePostTranscriptMessage,
   PreProcessingConfig: validatePreProcessingConfig,
+  Readiness: validateReadiness,
   RealtimeProcessingConfig: validateRealtimeProcessingConfig,
   RequestId: validateRequestId,
   SampleRate: validateSampleRate,
@@ -524,6 +536,11 @@ function memberOf(error: ErrorObject): string | undefined {
 
 function ruleOf(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
+  // The contract's own wording: a refused value (`x-refused` beside `not`), a cross-field rule (`x-rule`).
+  const parent = error.parentSchema as Record<string, unknown> | undefined;
+  const refused = parent?.["x-refused"] as { reason?: string } | undefined;
+  if (error.keyword === "not" && refused?.reason) return `${JSON.stringify(error.data)} is not offered: ${refused.reason}`;
+  if (typeof parent?.["x-rule"] === "string") return parent["x-rule"];
   switch (error.keyword) {
     case "additionalProperties":
     case "unevaluatedProperties":

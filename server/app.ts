@@ -92,7 +92,8 @@ export function createApp(deps: AppDeps) {
         try {
           // A templated route taking a static path of other methods (DELETE /v2/live/defaults).
           if (!allowedMethods(info.path).includes(op.method)) throw new MethodNotAllowed(allowedMethods(info.path));
-          const principal = await authenticate(deps.store, apiKeyOf(request.headers), info.clientIp, route.scope);
+          // Public operations (the health probes) have no principal; their handlers read none.
+          const principal = route.scope === null ? (null as never) : await authenticate(deps.store, apiKeyOf(request.headers), info.clientIp, route.scope);
           response = await (route.handler as Handler)({
             request,
             params: params as HandlerContext["params"],
@@ -133,7 +134,6 @@ export function createApp(deps: AppDeps) {
   app.get("/openapi.json", () => new Response(Bun.file(new URL("openapi.json", generatedDir)), { headers: { "content-type": "application/json" } }));
   app.get("/asyncapi.json", () => new Response(Bun.file(new URL("asyncapi.json", generatedDir)), { headers: { "content-type": "application/json" } }));
   pageRoutes(app, log);
-  app.get("/health", () => ({ status: "ok" }));
   app.get("/metrics", async () => {
     const { body, contentType } = await scrape();
     return new Response(body, { headers: { "content-type": contentType } });

@@ -1,5 +1,6 @@
 /** What the HTTP layer and the real-time gateway share: configuration, store, clock, inference, logging. */
 import type { InferenceCoordinator } from "../workers/contract/types.ts";
+import type { Readiness } from "./health/readiness.ts";
 import type { SessionDirectory } from "./cluster/directory.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
@@ -16,4 +17,6 @@ export interface AppDeps {
   log: Logger;
   /** Where FLAC recordings are written (`DATA_DIR/recordings`). */
   recordingsDir: string;
+  /** What the start still waits for (`GET /health/ready`); absent: ready. */
+  readiness?: Readiness;
 }

@@ -18,7 +18,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { InProcessCoordinator } from "../workers/coordinator/in-process.ts";
 import type { CoordinatorMetrics } from "../workers/public.ts";
-import type { InferenceCoordinator } from "../workers/contract/types.ts";
+import type { InferenceCoordinator, ModelCapability } from "../workers/contract/types.ts";
 import { BatchedVad } from "../workers/engines/vad/batched.ts";
 import { createApp, peerAddress } from "./app.ts";
 import { bootstrapAccount } from "./bootstrap.ts";
@@ -34,6 +34,8 @@ import { createCors } from "./http/cors.ts";
 import { log as rootLog, type Logger } from "./log.ts";
 import { attachSource, type InferenceSnapshot } from "./metrics/index.ts";
 import { reportServing } from "./serving.ts";
+import { Readiness } from "./health/readiness.ts";
+import { warmUpRequests } from "./health/warm-up.ts";
 import { audioAddons } from "./addon-models.ts";
 import { preloadTextAddons } from "./enrich/session.ts";
 import { withAudioAddons } from "./session/audio-addons.ts";
@@ -88,7 +90,30 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+type Model = ModelCapability["model"];
+
+/**
+ * Embedded: every serving engine loaded and warmed in every engine thread (the coordinator's
+ * `warm`, off the event loop). Distributed (no `warm`): a worker serves at least one model.
+ */
+async function warmEngines(coordinator: InferenceCoordinator, log: Logger, stopped: AbortSignal): Promise<Model[]> {
+  const c = coordinator as { warm?: (requests: ReturnType<typeof warmUpRequests>) => Promise<string[]> };
+  if (typeof c.warm === "function") {
+    const started = performance.now();
+    const models = (await c.warm.call(coordinator, warmUpRequests())) as Model[];
+    log.info("engines warmed", { models, ms: Math.round(performance.now() - started) });
+    return models;
+  }
+  while (!stopped.aborted) {
+    const caps = await coordinator.capabilities().catch(() => []);
+    if (caps.length > 0) return caps.map((m) => m.model);
+    await Bun.sleep(500);
+  }
+  throw new Error("the service stopped");
+}
+
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
+  const startedAt = performance.now();
   const base = loadConfig(opts.env ?? process.env);
   const explicitPublicUrl = opts.config?.publicUrl ?? (opts.env ?? process.env).PUBLIC_URL;
   const config: Config = { ...base, ...opts.config };
@@ -108,7 +133,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const directory =
     opts.directory ?? (redisUrl ? await (await import("./cluster/redis-directory.ts")).RedisDirectory.connect({ url: redisUrl, prefix: config.redisPrefix, gatewayId, log }) : new LocalDirectory());
 
+  const readiness = new Readiness(startedAt);
+  const lifetime = new AbortController();
   const deps: AppDeps = {
+    readiness,
     config,
     store,
     clock: opts.clock ?? systemClock,
@@ -188,6 +216,14 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
 
   // Models load in the background once the service answers: a session that needs one before it
   // is loaded waits for it.
+  // Readiness (GET /health/ready) waits for the VAD model and the engines: loaded and warmed in every
+  // engine thread (embedded), or served by a worker (distributed). Liveness answers meanwhile.
+  readiness.track("vad", "loading the voice-activity model", loadVad(config.modelsDir).then(() => {}));
+  readiness.track(
+    "engines",
+    redisUrl ? "waiting for a worker serving the models" : "loading and warming the installed models in every engine thread",
+    warmEngines(coordinator, log, lifetime.signal),
+  );
   const warm = setTimeout(() => {
     loadVad(config.modelsDir).catch((e: unknown) => log.error("the VAD model could not be loaded", { error: e }));
     void addons.warm();
@@ -210,6 +246,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     async stop() {
       if (stopped) return;
       stopped = true;
+      lifetime.abort();
       clearInterval(sweeper);
       clearInterval(abandonedSweeper);
       clearTimeout(warm);

@@ -182,11 +182,15 @@ function ajv(): Ajv2020 {
   if (instance) return instance;
   const Ajv = (load("ajv/dist/2020.js") as { default: typeof Ajv2020 }).default;
   const addFormats = (load("ajv-formats") as { default: typeof import("ajv-formats").default }).default;
-  instance = new Ajv({ allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true, discriminator: true });
+  instance = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired: false, allowUnionTypes: true, discriminator: true, verbose: true });
   addFormats(instance);
   instance.addFormat("binary", true);
   // Annotation: values the service refuses with 400 (the schema still accepts them).
   instance.addKeyword({ keyword: "x-refused", schemaType: "object" });
+  // Annotation: values the service accepts and ignores (the specification's "accepted and ignored").
+  instance.addKeyword({ keyword: "x-ignored", schemaType: "object" });
+  // Annotation: the rule a cross-field \`if\`/\`then\` states, written in the 400 line instead of Ajv's wording.
+  instance.addKeyword({ keyword: "x-rule", schemaType: "string" });
   instance.addSchema(bundle as object);
   return instance;
 }
@@ -277,6 +281,11 @@ function memberOf(error: ErrorObject): string | undefined {
 
 function ruleOf(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
+  // The contract's own wording: a refused value (\`x-refused\` beside \`not\`), a cross-field rule (\`x-rule\`).
+  const parent = error.parentSchema as Record<string, unknown> | undefined;
+  const refused = parent?.["x-refused"] as { reason?: string } | undefined;
+  if (error.keyword === "not" && refused?.reason) return \`\${JSON.stringify(error.data)} is not offered: \${refused.reason}\`;
+  if (typeof parent?.["x-rule"] === "string") return parent["x-rule"];
   switch (error.keyword) {
     case "additionalProperties":
     case "unevaluatedProperties":

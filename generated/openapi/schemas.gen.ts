@@ -720,7 +720,7 @@ export const CustomVocabularyConfigSchema = {
 export const DiarizationConfigSchema = {
     type: 'object',
     additionalProperties: false,
-    description: 'Hints for speaker diarization.',
+    description: 'Hints for speaker diarization. `number_of_speakers` must not exceed `max_speakers` when both are given (400 naming `diarization_config.number_of_speakers`; a rule between two values, which JSON Schema cannot state).',
     properties: {
         number_of_speakers: {
             type: 'integer',
@@ -1908,6 +1908,84 @@ export const LiveSessionInitSchema = {
             title: 'LiveSessionInitCustomMetadata'
         }
     },
+    allOf: [
+        {
+            description: 'A-law and mu-law are 8-bit; `bit_depth`, when given with them, is 8.',
+            if: {
+                properties: {
+                    encoding: {
+                        enum: [
+                            'wav/alaw',
+                            'wav/ulaw'
+                        ]
+                    }
+                },
+                required: [
+                    'encoding'
+                ]
+            },
+            then: {
+                properties: {
+                    bit_depth: {
+                        const: 8,
+                        'x-rule': 'must be 8 with encoding wav/alaw or wav/ulaw'
+                    }
+                }
+            }
+        },
+        {
+            description: '`callback: true` needs `callback_config`.',
+            if: {
+                properties: {
+                    callback: {
+                        const: true
+                    }
+                },
+                required: [
+                    'callback'
+                ]
+            },
+            then: {
+                required: [
+                    'callback_config'
+                ],
+                'x-rule': 'is required when callback is true'
+            }
+        },
+        {
+            description: '`trantoria-1` needs the spoken language: `language_config.languages` with at least one entry.',
+            if: {
+                properties: {
+                    model: {
+                        const: 'trantoria-1'
+                    }
+                },
+                required: [
+                    'model'
+                ]
+            },
+            then: {
+                required: [
+                    'language_config'
+                ],
+                'x-rule': 'must name the spoken language (language_config.languages) with model trantoria-1',
+                properties: {
+                    language_config: {
+                        required: [
+                            'languages'
+                        ],
+                        'x-rule': 'must name the spoken language with model trantoria-1',
+                        properties: {
+                            languages: {
+                                minItems: 1,
+                                'x-rule': 'must name the spoken language with model trantoria-1'
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    ],
     examples: [
         {
             encoding: 'wav/pcm',
@@ -2003,6 +2081,22 @@ export const LiveSessionStatusSchema = {
         'error'
     ],
     description: '`queued` and `processing` are running; `done` and `error` are ended.'
+} as const;
+
+export const LivenessSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'status'
+    ],
+    description: 'The process serves HTTP.',
+    properties: {
+        status: {
+            type: 'string',
+            const: 'ok',
+            description: 'Always `ok`.'
+        }
+    }
 } as const;
 
 export const LlmCallbackRequestSchema = {
@@ -2348,13 +2442,13 @@ export const PostFinalTranscriptMessageSchema = {
 export const PostProcessingConfigSchema = {
     type: 'object',
     additionalProperties: false,
-    description: 'Add-ons run after the session. This service offers none: `summarization: true` and `chapterization: true` are refused with 400 naming the field; `false` (the default) is accepted.',
+    description: 'Add-ons run after the session. This service runs none; as the specification says, summarization and chapterization are accepted and ignored: `true` is answered 201, the session runs as without it (no `post_summarization` or `post_chapterization` message, nothing in the result), and the 201 names each such field in its `x-ignored-options` header.',
     properties: {
         summarization: {
             type: 'boolean',
             default: false,
-            description: 'Summarize the session. Not offered by this service; `true` is refused with 400.',
-            'x-refused': {
+            description: 'Summarize the session. Accepted and ignored: no summary is made; `true` is named in the 201\'s `x-ignored-options` header.',
+            'x-ignored': {
                 values: [
                     true
                 ],
@@ -2367,8 +2461,8 @@ export const PostProcessingConfigSchema = {
         chapterization: {
             type: 'boolean',
             default: false,
-            description: 'Split the session into chapters. Not offered by this service; `true` is refused with 400.',
-            'x-refused': {
+            description: 'Split the session into chapters. Accepted and ignored: no chapters are made; `true` is named in the 201\'s `x-ignored-options` header.',
+            'x-ignored': {
                 values: [
                     true
                 ],
@@ -2412,8 +2506,8 @@ export const PreProcessingConfigSchema = {
         audio_enhancer: {
             type: 'boolean',
             default: false,
-            description: 'Enhance the audio before transcription. Not offered by this service: `true` is refused with 400 naming this field.',
-            'x-refused': {
+            description: 'Enhance the audio before transcription. Accepted, not applied (the specification\'s `pre_processing`): `true` is answered 201 and the session runs as without it; the 201 names this field in its `x-ignored-options` header.',
+            'x-ignored': {
                 values: [
                     true
                 ],
@@ -2426,6 +2520,51 @@ export const PreProcessingConfigSchema = {
             maximum: 1,
             default: 0.5,
             description: 'Strictness of speech detection: the voice-activity probability from which a 32 ms chunk starts speech (an utterance then lasts while chunks score at least 0.15 less). Higher values make background sounds less likely to count as speech, lower ones keep quiet speech. Values are used between 0.01 and 0.99 (0 acts as 0.01, 1 as 0.99).'
+        }
+    }
+} as const;
+
+export const ReadinessSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'status',
+        'waiting_for',
+        'ready_after_s',
+        'models'
+    ],
+    description: 'Whether the service can run sessions at full speed, and if not what it waits for.',
+    properties: {
+        status: {
+            type: 'string',
+            enum: [
+                'ready',
+                'unready'
+            ],
+            description: '`ready` (answered 200) or `unready` (answered 503).',
+            title: 'ReadinessStatus'
+        },
+        waiting_for: {
+            type: 'array',
+            items: {
+                type: 'string'
+            },
+            description: 'What readiness still waits for, one line each (`<part>: <what>`); empty when ready.'
+        },
+        ready_after_s: {
+            type: [
+                'number',
+                'null'
+            ],
+            minimum: 0,
+            description: 'Seconds from the start of the process to readiness; null until ready.'
+        },
+        models: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/LiveModel'
+            },
+            description: 'The public models loaded and warmed (embedded) or served by a worker (distributed).'
         }
     }
 } as const;
@@ -2444,6 +2583,9 @@ export const RealtimeProcessingConfigSchema = {
                     true
                 ],
                 reason: 'no word-alignment model runs in this service (word times are spread over each recognized segment)'
+            },
+            not: {
+                const: true
             }
         },
         custom_vocabulary: {
@@ -2480,7 +2622,66 @@ export const RealtimeProcessingConfigSchema = {
             default: false,
             description: 'Turn on sentiment analysis.'
         }
-    }
+    },
+    allOf: [
+        {
+            description: '`translation: true` needs `translation_config`.',
+            if: {
+                properties: {
+                    translation: {
+                        const: true
+                    }
+                },
+                required: [
+                    'translation'
+                ]
+            },
+            then: {
+                required: [
+                    'translation_config'
+                ],
+                'x-rule': 'is required when translation is true'
+            }
+        },
+        {
+            description: '`custom_vocabulary: true` needs `custom_vocabulary_config`.',
+            if: {
+                properties: {
+                    custom_vocabulary: {
+                        const: true
+                    }
+                },
+                required: [
+                    'custom_vocabulary'
+                ]
+            },
+            then: {
+                required: [
+                    'custom_vocabulary_config'
+                ],
+                'x-rule': 'is required when custom_vocabulary is true'
+            }
+        },
+        {
+            description: '`custom_spelling: true` needs `custom_spelling_config`.',
+            if: {
+                properties: {
+                    custom_spelling: {
+                        const: true
+                    }
+                },
+                required: [
+                    'custom_spelling'
+                ]
+            },
+            then: {
+                required: [
+                    'custom_spelling_config'
+                ],
+                'x-rule': 'is required when custom_spelling is true'
+            }
+        }
+    ]
 } as const;
 
 export const RequestIdSchema = {
@@ -2945,7 +3146,7 @@ export const SubtitleSchema = {
 export const SummarizationConfigSchema = {
     type: 'object',
     additionalProperties: false,
-    description: 'Summary options; summaries are not offered by this service (see `summarization`).',
+    description: 'Summary options; accepted and ignored, as `summarization` is.',
     properties: {
         type: {
             type: 'string',
@@ -3254,6 +3455,12 @@ export const TranslationConfigSchema = {
                 ],
                 reason: 'only the base translation tier runs in this service'
             },
+            not: {
+                enum: [
+                    'batch',
+                    'enhanced'
+                ]
+            },
             title: 'TranslationConfigModel'
         },
         match_original_utterances: {
@@ -3275,6 +3482,9 @@ export const TranslationConfigSchema = {
                     true
                 ],
                 reason: 'translations are not adapted to a context in this service'
+            },
+            not: {
+                const: true
             }
         },
         context: {
@@ -3290,6 +3500,9 @@ export const TranslationConfigSchema = {
                     true
                 ],
                 reason: 'the translation cannot choose a register in this service'
+            },
+            not: {
+                const: true
             }
         }
     }

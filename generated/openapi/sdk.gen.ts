@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { CreateLiveSessionData, CreateLiveSessionErrors, CreateLiveSessionResponses, DeleteLiveSessionData, DeleteLiveSessionErrors, DeleteLiveSessionResponses, GetLiveCapabilitiesData, GetLiveCapabilitiesErrors, GetLiveCapabilitiesResponses, GetLiveDefaultsData, GetLiveDefaultsErrors, GetLiveDefaultsResponses, GetLiveSessionData, GetLiveSessionErrors, GetLiveSessionRecordingData, GetLiveSessionRecordingErrors, GetLiveSessionRecordingResponses, GetLiveSessionResponses, ListLiveSessionsData, ListLiveSessionsErrors, ListLiveSessionsResponses, StoreLlmCallbackData, StoreLlmCallbackErrors, StoreLlmCallbackResponses } from './types.gen';
+import type { CreateLiveSessionData, CreateLiveSessionErrors, CreateLiveSessionResponses, DeleteLiveSessionData, DeleteLiveSessionErrors, DeleteLiveSessionResponses, GetHealthData, GetHealthResponses, GetLiveCapabilitiesData, GetLiveCapabilitiesErrors, GetLiveCapabilitiesResponses, GetLiveDefaultsData, GetLiveDefaultsErrors, GetLiveDefaultsResponses, GetLivenessData, GetLivenessResponses, GetLiveSessionData, GetLiveSessionErrors, GetLiveSessionRecordingData, GetLiveSessionRecordingErrors, GetLiveSessionRecordingResponses, GetLiveSessionResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, ListLiveSessionsData, ListLiveSessionsErrors, ListLiveSessionsResponses, StoreLlmCallbackData, StoreLlmCallbackErrors, StoreLlmCallbackResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -19,6 +19,27 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
 };
 
 /**
+ * Liveness (kept for older probes)
+ *
+ * The same answer as `GET /health/live`.
+ */
+export const getHealth = <ThrowOnError extends boolean = false>(options?: Options<GetHealthData, ThrowOnError>): RequestResult<GetHealthResponses, unknown, ThrowOnError> => (options?.client ?? client).get<GetHealthResponses, unknown, ThrowOnError>({ url: '/health', ...options });
+
+/**
+ * Liveness
+ *
+ * Answers 200 as soon as the process serves HTTP, while models still load: restart the process only when this fails. Needs no API key.
+ */
+export const getLiveness = <ThrowOnError extends boolean = false>(options?: Options<GetLivenessData, ThrowOnError>): RequestResult<GetLivenessResponses, unknown, ThrowOnError> => (options?.client ?? client).get<GetLivenessResponses, unknown, ThrowOnError>({ url: '/health/live', ...options });
+
+/**
+ * Readiness
+ *
+ * 200 once the service can run a session at full speed: the voice-activity model is loaded and every installed default model is loaded and warmed (one decode) in every engine thread, or, in distributed mode, a worker serves the models. Until then 503 with the same body, saying what it waits for. Route traffic to an instance only when this answers 200. Needs no API key.
+ */
+export const getReadiness = <ThrowOnError extends boolean = false>(options?: Options<GetReadinessData, ThrowOnError>): RequestResult<GetReadinessResponses, GetReadinessErrors, ThrowOnError> => (options?.client ?? client).get<GetReadinessResponses, GetReadinessErrors, ThrowOnError>({ url: '/health/ready', ...options });
+
+/**
  * List live sessions
  *
  * The account's sessions, newest first, one page at a time. Follow `next` to page on.
@@ -32,7 +53,7 @@ export const listLiveSessions = <ThrowOnError extends boolean = false>(options?:
 /**
  * Create a live session
  *
- * Validates the options, reserves a session and answers with the WebSocket URL to stream to. Connect within 60 seconds or the URL expires unused. Request bodies are JSON of at most 1 MiB (a longer one is answered 413 with the error body) nesting objects and arrays at most 64 levels. An option this service does not run (a member marked `x-refused`, e.g. `post_processing.summarization`) is refused when switched on: 400 with a `validation_errors` line `<path>: <value> is not offered: <why>`.
+ * Validates the options, reserves a session and answers with the WebSocket URL to stream to. Connect within 60 seconds or the URL expires unused. Request bodies are JSON of at most 1 MiB (a longer one is answered 413 with the error body) nesting objects and arrays at most 64 levels. An option this service does not run (a member marked `x-refused`, e.g. `realtime_processing.words_accurate_timestamps`) is refused when switched on: 400 with a `validation_errors` line `<path>: <value> is not offered: <why>`. The options the specification has accepted and ignored (a member marked `x-ignored`: `post_processing.summarization`, `post_processing.chapterization`, `pre_processing.audio_enhancer`) are accepted when switched on: 201, the session runs as without them, and the 201's `x-ignored-options` header names each one set.
  */
 export const createLiveSession = <ThrowOnError extends boolean = false>(options: Options<CreateLiveSessionData, ThrowOnError>): RequestResult<CreateLiveSessionResponses, CreateLiveSessionErrors, ThrowOnError> => (options.client ?? client).post<CreateLiveSessionResponses, CreateLiveSessionErrors, ThrowOnError>({
     security: [{ name: 'x-service-key', type: 'apiKey' }, { name: 'x-gladia-key', type: 'apiKey' }],

@@ -353,7 +353,7 @@ export type CustomVocabularyConfig = {
 };
 
 /**
- * Hints for speaker diarization.
+ * Hints for speaker diarization. `number_of_speakers` must not exceed `max_speakers` when both are given (400 naming `diarization_config.number_of_speakers`; a rule between two values, which JSON Schema cannot state).
  */
 export type DiarizationConfig = {
     /**
@@ -784,7 +784,7 @@ export type LiveSession = {
 /**
  * Options of a new live session. Every member is optional; unknown members are refused.
  */
-export type LiveSessionInit = {
+export type LiveSessionInit = unknown & {
     encoding?: AudioEncoding;
     bit_depth?: BitDepth;
     sample_rate?: SampleRate;
@@ -883,6 +883,16 @@ export type LiveSessionList = {
  * `queued` and `processing` are running; `done` and `error` are ended.
  */
 export type LiveSessionStatus = 'queued' | 'processing' | 'done' | 'error';
+
+/**
+ * The process serves HTTP.
+ */
+export type Liveness = {
+    /**
+     * Always `ok`.
+     */
+    status: 'ok';
+};
 
 /**
  * An LLM response stored for a customer.
@@ -1045,16 +1055,16 @@ export type PostFinalTranscriptMessage = {
 };
 
 /**
- * Add-ons run after the session. This service offers none: `summarization: true` and `chapterization: true` are refused with 400 naming the field; `false` (the default) is accepted.
+ * Add-ons run after the session. This service runs none; as the specification says, summarization and chapterization are accepted and ignored: `true` is answered 201, the session runs as without it (no `post_summarization` or `post_chapterization` message, nothing in the result), and the 201 names each such field in its `x-ignored-options` header.
  */
 export type PostProcessingConfig = {
     /**
-     * Summarize the session. Not offered by this service; `true` is refused with 400.
+     * Summarize the session. Accepted and ignored: no summary is made; `true` is named in the 201's `x-ignored-options` header.
      */
     summarization?: boolean;
     summarization_config?: SummarizationConfig;
     /**
-     * Split the session into chapters. Not offered by this service; `true` is refused with 400.
+     * Split the session into chapters. Accepted and ignored: no chapters are made; `true` is named in the 201's `x-ignored-options` header.
      */
     chapterization?: boolean;
 };
@@ -1074,7 +1084,7 @@ export type PostTranscriptMessage = {
  */
 export type PreProcessingConfig = {
     /**
-     * Enhance the audio before transcription. Not offered by this service: `true` is refused with 400 naming this field.
+     * Enhance the audio before transcription. Accepted, not applied (the specification's `pre_processing`): `true` is answered 201 and the session runs as without it; the 201 names this field in its `x-ignored-options` header.
      */
     audio_enhancer?: boolean;
     /**
@@ -1084,9 +1094,33 @@ export type PreProcessingConfig = {
 };
 
 /**
+ * Whether the service can run sessions at full speed, and if not what it waits for.
+ */
+export type Readiness = {
+    /**
+     * ReadinessStatus
+     *
+     * `ready` (answered 200) or `unready` (answered 503).
+     */
+    status: 'ready' | 'unready';
+    /**
+     * What readiness still waits for, one line each (`<part>: <what>`); empty when ready.
+     */
+    waiting_for: Array<string>;
+    /**
+     * Seconds from the start of the process to readiness; null until ready.
+     */
+    ready_after_s: number | null;
+    /**
+     * The public models loaded and warmed (embedded) or served by a worker (distributed).
+     */
+    models: Array<LiveModel>;
+};
+
+/**
  * Add-ons applied while the audio streams.
  */
-export type RealtimeProcessingConfig = {
+export type RealtimeProcessingConfig = unknown & {
     /**
      * Accurate per-word timestamps. Not offered by this service: word times are spread over each recognized segment, no word-alignment model runs; `true` is refused with 400 naming this field.
      */
@@ -1327,7 +1361,7 @@ export type Subtitle = {
 };
 
 /**
- * Summary options; summaries are not offered by this service (see `summarization`).
+ * Summary options; accepted and ignored, as `summarization` is.
  */
 export type SummarizationConfig = {
     /**
@@ -1605,6 +1639,63 @@ export type Word = {
  */
 export type SessionId2 = string;
 
+export type GetHealthData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/health';
+};
+
+export type GetHealthResponses = {
+    /**
+     * The process serves HTTP.
+     */
+    200: Liveness;
+};
+
+export type GetHealthResponse = GetHealthResponses[keyof GetHealthResponses];
+
+export type GetLivenessData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/health/live';
+};
+
+export type GetLivenessResponses = {
+    /**
+     * The process serves HTTP.
+     */
+    200: Liveness;
+};
+
+export type GetLivenessResponse = GetLivenessResponses[keyof GetLivenessResponses];
+
+export type GetReadinessData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/health/ready';
+};
+
+export type GetReadinessErrors = {
+    /**
+     * Not ready yet (or no longer able to serve); `waiting_for` says what is missing.
+     */
+    503: Readiness;
+};
+
+export type GetReadinessError = GetReadinessErrors[keyof GetReadinessErrors];
+
+export type GetReadinessResponses = {
+    /**
+     * Ready.
+     */
+    200: Readiness;
+};
+
+export type GetReadinessResponse = GetReadinessResponses[keyof GetReadinessResponses];
+
 export type ListLiveSessionsData = {
     body?: never;
     path?: never;
@@ -1618,7 +1709,7 @@ export type ListLiveSessionsData = {
          */
         offset?: number;
         /**
-         * Start of the following page, taken from `next`; never built by hand.
+         * Start of the following page, taken from `next`; never built by hand. Its form (`<created_at ms>.<seq>`) is given so that a malformed one is refused by the schema (400 naming `cursor`); a cursor of that form pages on from the position it names.
          */
         cursor?: string;
         /**
@@ -1715,7 +1806,7 @@ export type CreateLiveSessionErrors = {
      */
     429: ErrorResponse;
     /**
-     * No model in this region runs the session as asked (model, languages and add-ons together) or none has room (`no inference endpoint available`); retry later or choose another model.
+     * No model in this region runs the session as asked (model, languages and add-ons together) or none has room (`no inference endpoint available`); retry later or choose another model. Also the answer to a `region` this address does not serve (each address serves only its own region). `error` is `no_inference_endpoint`.
      */
     500: ErrorResponse;
     /**

@@ -1,19 +1,20 @@
-/** The opaque `next` cursor of the session list: the (created_at, id) of the last item of a page. */
+/**
+ * The `next` cursor of the session list: the (created_at, seq) of the last item of a page, written
+ * `<created_at ms>.<seq>`. Its form is the contract's `pattern` for the `cursor` parameter (so a
+ * malformed one is refused by the schema); any cursor of that form pages on from the position it names.
+ */
 export interface Cursor {
   createdAt: number;
   seq: number;
 }
 
+const FORM = /^([0-9]{1,15})\.([0-9]{1,15})$/;
+
 export function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.createdAt, c.seq])).toString("base64url");
+  return `${c.createdAt}.${c.seq}`;
 }
 
 export function decodeCursor(s: string): Cursor | null {
-  try {
-    const v = JSON.parse(Buffer.from(s, "base64url").toString("utf8"));
-    if (Array.isArray(v) && v.length === 2 && Number.isInteger(v[0]) && Number.isInteger(v[1])) return { createdAt: v[0], seq: v[1] };
-  } catch {
-    // fall through
-  }
-  return null;
+  const m = FORM.exec(s);
+  return m ? { createdAt: Number(m[1]), seq: Number(m[2]) } : null;
 }

@@ -61,7 +61,15 @@ describe("planted faults make the suite fail", () => {
     expect(mutated).toBeGreaterThan(0);
     expect(checks(report).has("refused_option_rejection")).toBe(true);
     const f = report.failures.find((x) => x.violations.some((v) => v.check === "refused_option_rejection"))!;
-    expect(f.counterexample).toMatch(/"(post|pre)_processing"/);
+    expect(f.counterexample).toMatch(/"realtime_processing"/);
+  });
+
+  test("a service refusing options the contract accepts and ignores (x-ignored) fails ignored_option_acceptance", async () => {
+    const { report, mutated } = await through("refuse_ignored_options", { http: 120, ws: 0 });
+    expect(mutated).toBeGreaterThan(0);
+    expect(checks(report).has("ignored_option_acceptance")).toBe(true);
+    const f = report.failures.find((x) => x.violations.some((v) => v.check === "ignored_option_acceptance"))!;
+    expect(f.counterexample).toContain('"summarization":true');
   });
 
   test("a corrupted WebSocket message fails ws_message_schema", async () => {

@@ -4,7 +4,7 @@
  */
 import type { ServerWebSocket } from "bun";
 
-export type Fault = "none" | "undocumented_status" | "unknown_member" | "corrupt_ws_message" | "ignore_refused_options";
+export type Fault = "none" | "undocumented_status" | "unknown_member" | "corrupt_ws_message" | "ignore_refused_options" | "refuse_ignored_options";
 
 export interface Proxy {
   url: string;
@@ -34,12 +34,24 @@ export function startProxy(upstream: string, fault: Fault): Proxy {
         // A service that accepts options it does not run and ignores them: they never reach it.
         try {
           const init = JSON.parse(new TextDecoder().decode(sent));
-          if (init && typeof init === "object" && ("post_processing" in init || "pre_processing" in init)) {
-            delete init.post_processing;
-            delete init.pre_processing;
+          if (init && typeof init === "object" && "realtime_processing" in init) {
+            delete init.realtime_processing;
             sent = JSON.stringify(init);
             headers.delete("content-length");
             state.mutated++;
+          }
+        } catch {
+          // not JSON: forwarded as it is
+        }
+      }
+      if (fault === "refuse_ignored_options" && req.method === "POST" && url.pathname === "/v2/live" && sent !== undefined) {
+        // A service refusing the options the specification has accepted and ignored.
+        try {
+          const init = JSON.parse(typeof sent === "string" ? sent : new TextDecoder().decode(sent));
+          if (init?.post_processing?.summarization === true) {
+            state.mutated++;
+            const body = { statusCode: 400, timestamp: new Date().toISOString(), path: "/v2/live", message: "Invalid session options", request_id: "G-00000000", validation_errors: ["post_processing.summarization: true is not offered: no summarization"], error: null };
+            return new Response(JSON.stringify(body), { status: 400, headers: { "content-type": "application/json", "x-request-id": "G-00000000" } });
           }
         } catch {
           // not JSON: forwarded as it is

@@ -114,7 +114,7 @@ describe("init body (LiveSessionInit)", () => {
         custom_vocabulary: true,
         custom_vocabulary_config: { vocabulary: ["Acme", { value: "Kubernetes", intensity: 0.8, pronunciations: ["cube nets"], language: "en" }], default_intensity: 0.5 },
         custom_spelling: true, custom_spelling_config: { spelling_dictionary: { SQL: ["sequel"] } },
-        translation: true, translation_config: { target_languages: ["fr", "wo"], model: "enhanced" },
+        translation: true, translation_config: { target_languages: ["fr", "wo"], model: "base" },
         named_entity_recognition: true, sentiment_analysis: true,
       },
       post_processing: { summarization: true, summarization_config: { type: "concise" }, chapterization: true },
@@ -190,8 +190,17 @@ describe("HTTP bodies", () => {
   test("validators lookup and operation table", () => {
     expect(validators.LiveSessionInit).toBe(validateLiveSessionInit);
     expect(operations.map((o) => o.operationId).sort()).toEqual([
-      "createLiveSession", "deleteLiveSession", "getLiveCapabilities", "getLiveDefaults", "getLiveSession", "getLiveSessionRecording", "listLiveSessions", "storeLlmCallback",
+      "createLiveSession", "deleteLiveSession", "getHealth", "getLiveCapabilities", "getLiveDefaults", "getLiveSession", "getLiveSessionRecording", "getLiveness", "getReadiness", "listLiveSessions", "storeLlmCallback",
     ]);
     expect(operations.find((o) => o.operationId === "deleteLiveSession")?.statuses).toEqual([202, 401, 403, 404, 503]);
+  });
+});
+
+describe("init body: values the service refuses (x-refused) are outside the schema, with the contract's wording", () => {
+  test("a refused value is one line naming the field and why; its default is accepted", () => {
+    const v = validators.LiveSessionInit;
+    expect(v({ realtime_processing: { words_accurate_timestamps: false } })).toBe(true);
+    expect(v({ realtime_processing: { translation: true, translation_config: { target_languages: ["en"], model: "batch" } } })).toBe(false);
+    expect(errorsOf(v.errors)).toEqual(['realtime_processing.translation_config.model: "batch" is not offered: only the base translation tier runs in this service']);
   });
 });

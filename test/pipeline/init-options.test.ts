@@ -1,18 +1,20 @@
 /**
- * No init option is accepted and then ignored: an option the service does not run is refused at
- * POST /v2/live with a 400 naming it (only when it is switched on: its default stays accepted), the
- * contract and the capabilities say so, and `pre_processing.speech_threshold` really sets how
- * strictly the session's voice-activity detection counts audio as speech (real Silero VAD over a
- * real socket).
+ * No init option is silently dropped: an option the service does not run is refused at POST /v2/live
+ * with a 400 naming it (only when it is switched on: its default stays accepted); the options the
+ * specification has accepted and ignored (summarization, chapterization, audio enhancement) are
+ * accepted, named in the 201's `x-ignored-options`, and the session runs as without them (real
+ * weights, a real clip over a real socket); `pre_processing.speech_threshold` really sets how
+ * strictly the session's voice-activity detection counts audio as speech (real Silero VAD).
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
+import { ignoredOptions } from "../../server/options/ignored.ts";
 import { refusedOptions } from "../../server/options/refused.ts";
 import { sharedAudio, type TestService } from "../helpers/server.ts";
-import { chunks, createSession, RawClient, startPipelineService, toPcm16, type Msg } from "./helpers.ts";
+import { chunks, createSession, finalTexts, RawClient, startPipelineService, toPcm16, type Msg } from "./helpers.ts";
 
-setDefaultTimeout(60_000);
+setDefaultTimeout(90_000);
 
 let svc: TestService;
 beforeAll(async () => {
@@ -22,13 +24,19 @@ afterAll(() => svc.stop());
 
 const base = { model: "trantoria-1", language_config: { languages: ["en"] } };
 
-async function post(body: Record<string, unknown>): Promise<{ status: number; body: { message: string; validation_errors?: string[] | null } }> {
+interface Posted {
+  status: number;
+  headers: Headers;
+  body: { id?: string; message: string; validation_errors?: string[] | null };
+}
+
+async function post(body: Record<string, unknown>): Promise<Posted> {
   const res = await fetch(`${svc.running.url}/v2/live`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-service-key": svc.key },
     body: JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as { message: string; validation_errors?: string[] | null } };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Posted["body"] };
 }
 
 async function get(route: string): Promise<unknown> {
@@ -53,18 +61,20 @@ function around(at: string[]): Record<string, unknown> {
 }
 
 describe("options the service does not run are refused when switched on", () => {
-  test("the contract marks summarization, chapterization, audio enhancement, accurate word timestamps and the translation extras", () => {
-    expect(refusedOptions.map((r) => r.path.join("."))).toEqual(
-      expect.arrayContaining([
-        "post_processing.summarization",
-        "post_processing.chapterization",
-        "pre_processing.audio_enhancer",
+  test("the contract marks accurate word timestamps and the translation extras x-refused; the spec's accepted-and-ignored ones x-ignored", () => {
+    expect(refusedOptions.map((r) => r.path.join(".")).sort()).toEqual(
+      [
         "realtime_processing.words_accurate_timestamps",
         "realtime_processing.translation_config.model",
         "realtime_processing.translation_config.context_adaptation",
         "realtime_processing.translation_config.informal",
-      ]),
+      ].sort(),
     );
+    expect(ignoredOptions.map((r) => [r.path.join("."), r.values])).toEqual([
+      ["pre_processing.audio_enhancer", [true]],
+      ["post_processing.summarization", [true]],
+      ["post_processing.chapterization", [true]],
+    ]);
   });
 
   test.each(refusedOptions.flatMap((r) => r.values.map((v) => [r.path.join("."), v] as const)))("%s: %p is a 400 naming the field and why", async (at, value) => {
@@ -77,7 +87,7 @@ describe("options the service does not run are refused when switched on", () => 
     expect(lines[0]).toContain("this service");
   });
 
-  test("switched off (the defaults, said out loud) they are accepted", async () => {
+  test("switched off (the defaults, said out loud) they are accepted, with no x-ignored-options", async () => {
     const res = await post({
       ...base,
       pre_processing: { audio_enhancer: false },
@@ -85,12 +95,17 @@ describe("options the service does not run are refused when switched on", () => 
       realtime_processing: { words_accurate_timestamps: false },
     });
     expect(res.status).toBe(201);
+    expect(res.headers.get("x-ignored-options")).toBeNull();
   });
 
   test("several refused options give one line each", async () => {
-    const res = await post({ ...base, pre_processing: { audio_enhancer: true }, post_processing: { summarization: true, chapterization: true } });
+    const res = await post({
+      ...base,
+      model: "solaria-3",
+      realtime_processing: { words_accurate_timestamps: true, translation: true, translation_config: { target_languages: ["en"], informal: true } },
+    });
     expect(res.status).toBe(400);
-    expect((res.body.validation_errors ?? []).map((l) => l.slice(0, l.indexOf(":")))).toEqual(["pre_processing.audio_enhancer", "post_processing.summarization", "post_processing.chapterization"]);
+    expect((res.body.validation_errors ?? []).map((l) => l.slice(0, l.indexOf(":")))).toEqual(["realtime_processing.words_accurate_timestamps", "realtime_processing.translation_config.informal"]);
   });
 
   test("the capabilities advertise none of them, and the defaults show the speech threshold in force", async () => {
@@ -99,6 +114,51 @@ describe("options the service does not run are refused when switched on", () => 
     for (const f of ["summarization", "chapterization", "audio_enhancer", "words_accurate_timestamps"]) expect(advertised.has(f)).toBe(false);
     const defaults = (await get("/v2/live/defaults")) as { pre_processing?: { audio_enhancer?: boolean; speech_threshold?: number } };
     expect(defaults.pre_processing).toEqual({ audio_enhancer: false, speech_threshold: 0.5 });
+  });
+});
+
+describe("summarization, chapterization and audio enhancement are accepted and ignored (the spec)", () => {
+  const ignoredAll = {
+    pre_processing: { audio_enhancer: true },
+    post_processing: { summarization: true, summarization_config: { type: "bullet_points" }, chapterization: true },
+  };
+
+  test.each(ignoredOptions.map((o) => o.path.join(".")))("%s: true is a 201 naming it in x-ignored-options", async (at) => {
+    const res = await post(withValue(base, at.split("."), true));
+    expect(res.status).toBe(201);
+    expect(res.headers.get("x-ignored-options")).toBe(at);
+  });
+
+  test("all three: 201, the header names each, the stored session keeps the request as sent", async () => {
+    const res = await post({ ...base, ...ignoredAll });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("x-ignored-options")).toBe("pre_processing.audio_enhancer,post_processing.summarization,post_processing.chapterization");
+    const session = (await get(`/v2/live/${res.body.id}`)) as { request_params: Record<string, unknown> };
+    expect(session.request_params.post_processing).toEqual(ignoredAll.post_processing);
+    expect(session.request_params.pre_processing).toEqual(ignoredAll.pre_processing);
+  });
+
+  /** Streams jfk.wav through a session created with `extra`; its messages. */
+  async function stream(extra: Record<string, unknown>): Promise<Msg[]> {
+    const { url } = await createSession(svc, { ...base, messages_config: { receive_partial_transcripts: false }, ...extra });
+    const client = new RawClient(url);
+    await client.opened;
+    const samples = readWavFile(path.join(sharedAudio, "jfk.wav")).samples;
+    for (const c of chunks(toPcm16(samples), 3200)) client.send(c);
+    client.stop();
+    expect((await client.closed).code).toBe(1000);
+    return client.messages;
+  }
+
+  test("a session with all three switched on runs as one without them: same finals, no post-processing message", async () => {
+    const plain = await stream({});
+    const ignored = await stream(ignoredAll);
+    const plainFinals = finalTexts(plain);
+    expect(plainFinals.flat().join(" ")).toContain("ask not what your country can do for you");
+    expect(finalTexts(ignored)).toEqual(plainFinals);
+    const types = (ms: Msg[]) => [...new Set(ms.map((m) => m.type))].sort();
+    expect(types(ignored)).toEqual(types(plain));
+    for (const t of ["post_summarization", "post_chapterization"]) expect(types(ignored)).not.toContain(t);
   });
 });
 

@@ -9,7 +9,7 @@ import { capabilityOf, ServingTable, type ServingEntry } from "../catalogue/capa
 import { canServe } from "../contract/can-serve.ts";
 import { EnginePool } from "../pool/pool.ts";
 import type { EngineSpec } from "../pool/protocol.ts";
-import type { TranscribeResult } from "../engines/types.ts";
+import type { TranscribeRequest, TranscribeResult } from "../engines/types.ts";
 import { NoEndpointError, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "../contract/types.ts";
 
 export interface InProcessCoordinatorOptions {
@@ -41,6 +41,25 @@ export class InProcessCoordinator implements InferenceCoordinator {
     return this.serving.refresh().map(({ model, entry }) => capabilityOf(model, entry));
   }
 
+  /**
+   * Loads every installed serving engine in every worker thread and runs `requests` on it there
+   * (one warm-up decode each), off the event loop. Resolves with the public models warmed.
+   */
+  async warm(requests: TranscribeRequest[]): Promise<string[]> {
+    const serving = this.serving.refresh();
+    const seen = new Set<string>();
+    for (const { entry } of serving) {
+      if (seen.has(entry.id)) continue;
+      seen.add(entry.id);
+      await this.pool.warm(this.specOf(entry), requests);
+    }
+    return serving.map((s) => s.model.model);
+  }
+
+  private specOf(entry: ServingEntry["entry"]): EngineSpec {
+    return { id: entry.id, family: entry.family as EngineSpec["family"], dir: resolve(this.modelsDir, entry.dir), options: entry.options, threads: this.sessionThreads };
+  }
+
   async transcribe(job: InferenceJob, signal?: AbortSignal): Promise<TranscribeResult> {
     const ofModel = (table: ServingEntry[]) => table.find((s) => s.model.model === job.model);
     const serving = ofModel(this.serving.current()) ?? ofModel(this.serving.refresh());
@@ -54,15 +73,7 @@ export class InProcessCoordinator implements InferenceCoordinator {
       translationTargets: task === "translate" && targetLanguage ? [targetLanguage] : undefined,
     });
     if (!verdict.ok) throw new NoEndpointError(`no inference endpoint available: ${verdict.reason}`);
-    const { entry } = serving;
-    const spec: EngineSpec = {
-      id: entry.id,
-      family: entry.family as EngineSpec["family"],
-      dir: resolve(this.modelsDir, entry.dir),
-      options: entry.options,
-      threads: this.sessionThreads,
-    };
-    return this.pool.run(spec, job.request, signal, job.priority);
+    return this.pool.run(this.specOf(serving.entry), job.request, signal, job.priority);
   }
 
   /** Current pool load (running and queued jobs). */

@@ -49,6 +49,8 @@ interface Job {
   onAbort?: () => void;
   /** performance.now() when the job was submitted. */
   queuedAt: number;
+  /** Warm-up: the worker (index) this job must run on, and the cores it asks for. */
+  pinned?: { slot: number; cores: number };
 }
 
 interface Slot {
@@ -127,13 +129,47 @@ export class EnginePool {
     });
   }
 
+  /**
+   * Warms every worker: runs `requests` in order on each one (and, where a lone job may widen, on
+   * the first worker with every core: that wider session is loaded too), so that the first session
+   * finds its engine loaded and its first inference done. Resolves once every worker has answered.
+   */
+  async warm(spec: EngineSpec, requests: TranscribeRequest[]): Promise<void> {
+    const plans = this.slots.map((_, slot) => ({ slot, cores: 1 }));
+    if (this.widenWhenIdle) plans.push({ slot: 0, cores: this.threads });
+    await Promise.all(
+      plans.map(async (pinned) => {
+        for (const request of requests) await this.runPinned(spec, request, pinned);
+      }),
+    );
+  }
+
+  private runPinned(spec: EngineSpec, request: TranscribeRequest, pinned: { slot: number; cores: number }): Promise<TranscribeResult> {
+    if (this.closed) return Promise.reject(new Error("engine pool is closed"));
+    return new Promise<TranscribeResult>((resolve, reject) => {
+      this.enqueue({ id: this.nextId++, spec, request, priority: "partial", resolve, reject, queuedAt: performance.now(), pinned });
+      const slot = this.slots[pinned.slot]!;
+      if (!slot.job) this.drain(slot);
+    });
+  }
+
+  /** The next queued job `slot` may run: the first not pinned to another worker. */
+  private takeFor(slot: Slot): Job | undefined {
+    const index = this.queue.findIndex((j) => !j.pinned || this.slots[j.pinned.slot] === slot);
+    return index < 0 ? undefined : this.queue.splice(index, 1)[0];
+  }
+
   /** Starts queued jobs on free workers; a lone urgent job with every worker idle gets every core. */
   private place(): void {
     if (this.closed) return;
     for (const slot of this.slots) {
       if (slot.job) continue;
-      const next = this.queue.shift();
-      if (!next) return;
+      const next = this.takeFor(slot);
+      if (!next) continue;
+      if (next.pinned) {
+        this.start(slot, next, next.pinned.cores);
+        continue;
+      }
       const alone = this.queue.length === 0 && this.slots.every((s) => !s.job);
       const now = performance.now();
       if (!alone) this.overlappedAt = now;
@@ -226,8 +262,8 @@ export class EnginePool {
 
   private drain(slot: Slot): void {
     if (this.widenWhenIdle) return this.place();
-    const next = this.queue.shift();
-    if (next) this.start(slot, next, 1);
+    const next = this.takeFor(slot);
+    if (next) this.start(slot, next, next.pinned?.cores ?? 1);
   }
 
   private abort(job: Job): void {

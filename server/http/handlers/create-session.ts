@@ -5,6 +5,7 @@ import { NoCapacityError } from "../../../workers/contract/types.ts";
 import { clusterRegions } from "../../config.ts";
 import { callbackUrlProblem } from "../../delivery/callback-url.ts";
 import { applyDefaults } from "../../options/defaults.ts";
+import { IGNORED_OPTIONS_HEADER, ignoredIn, withoutIgnored } from "../../options/ignored.ts";
 import { requestedFeatures } from "../../options/features.ts";
 import { missingAddon, narrowCapabilities } from "../../options/offered.ts";
 import { URL_TTL_MS } from "../../session-records/limits.ts";
@@ -52,7 +53,8 @@ export const createLiveSession: Handler<"createLiveSession"> = async ({ info, pr
     if (e instanceof NoCapacityError) throw new ApiError(503, "inference is busy, retry later", "no_capacity");
     throw e;
   }
-  const applied = applyDefaults(init.model == null ? { ...init, model: defaultModel(caps) } : init);
+  // Options accepted and ignored run as switched off: the applied options say what runs.
+  const applied = withoutIgnored(applyDefaults(init.model == null ? { ...init, model: defaultModel(caps) } : init));
   const verdict = canServe(caps, {
     model: applied.model,
     languages: applied.language_config.languages,
@@ -96,5 +98,7 @@ export const createLiveSession: Handler<"createLiveSession"> = async ({ info, pr
     throw new ApiError(429, `the account already has its maximum of ${account.plan.maxConcurrentSessions} open sessions`, "concurrency_limit");
   }
   deps.log.info("session created", { request_id: info.requestId, session_id: record.id, account_id: account.id, model: record.model });
-  return reply(201, { id: record.id, created_at: new Date(now).toISOString(), url: sessionUrl(deps.config.publicUrl, token) });
+  const ignored = ignoredIn(init);
+  const headers = ignored.length ? { [IGNORED_OPTIONS_HEADER]: ignored.join(",") } : undefined;
+  return reply(201, { id: record.id, created_at: new Date(now).toISOString(), url: sessionUrl(deps.config.publicUrl, token) }, headers);
 };
