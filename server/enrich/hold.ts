@@ -9,8 +9,9 @@
  *
  * Time is audio time, never the wall clock: a held final is released once the audio shows it cannot
  * be continued (the next utterance starts later than the hold, or the channel's audio runs past
- * the hold without a new utterance), so whether two finals join does not depend on how long
- * recognition takes. While no audio arrives, a held final waits (the session's end releases it).
+ * the hold without a new utterance), or once the next utterance's partial shows it does not begin
+ * with a number, so whether two finals join does not depend on how long recognition takes. While
+ * no audio arrives, a held final waits (the session's end releases it).
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { endsInsideNumber, startsWithNumber } from "./number-words.ts";
@@ -103,6 +104,20 @@ export class NumberHold<T = unknown> {
       this.released.add(h);
       this.release(h);
     }
+  }
+
+  /**
+   * The channel's next utterance, starting at session time `nextStart`, shows `text` in its first
+   * partial: when that does not begin with a number, the held final cannot be continued and is
+   * released at once, instead of waiting for that utterance's final (which may take as long as the
+   * utterance).
+   */
+  heard(channel: number, nextStart: number, text: string): void {
+    const h = this.held.get(channel);
+    if (!h || this.released.has(h) || nextStart < h.utterance.end - 1e-6 || text.trim() === "") return;
+    if (startsWithNumber(text, h.utterance.language)) return;
+    this.released.add(h);
+    this.release(h);
   }
 
   /** End (s) of the final held on `channel`, or null. */

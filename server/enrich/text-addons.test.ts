@@ -99,6 +99,21 @@ describe("number hold (audio time)", () => {
     expect(out.map((f) => [f.id, f.utterance.text])).toEqual([["0:0", "my number is four one one one one one one one, thanks."]]);
   });
 
+  test("a next utterance within the hold whose first partial does not begin with a number releases the held final at once", () => {
+    const { hold, released } = harness();
+    hold.offer({ id: "0:0", utterance: utt("Two.", 6, 6.7) });
+    // Its first partial: no number, so no join; the held final does not wait for that utterance's final.
+    hold.heard(0, 7.4, "");
+    hold.heard(0, 7.4, "one one");
+    expect(released).toEqual([]);
+    hold.heard(0, 7.4, "Call me back on");
+    expect(released.map((f) => f.id)).toEqual(["0:0"]);
+    // A partial of an utterance before the held one's end (an older one) says nothing.
+    hold.offer({ id: "0:2", utterance: utt("it is twenty", 10, 11) });
+    hold.heard(0, 9, "Thanks");
+    expect(released.map((f) => f.id)).toEqual(["0:0"]);
+  });
+
   test("a next utterance starting beyond the hold releases the held final at once", () => {
     const { hold, released } = harness();
     hold.offer({ id: "0:0", utterance: utt("four one one one", 0, 2) });

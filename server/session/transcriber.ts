@@ -287,6 +287,7 @@ export class Transcriber {
     }
     const stale = () => this.finalized.has(key) || this.host.isEnded();
     if (stale() || v.text === "") return;
+    this.hold?.heard(channel, start, v.text);
     const utterance = this.toUtterance(viewResult(v), channel, start, start + v.end);
     if (!this.host.enrichment.active) return this.deliver(key, false, utterance, []);
     void this.host.enrichment

@@ -69,14 +69,18 @@ describe("live fidelity on Whisper tiny.en", () => {
     const text = finals.map((m) => m.data.utterance.text as string).join(" ");
     if (process.env.DEBUG_STREAMING) for (const m of transcripts) console.log(m.data.is_final, m.data.utterance.end, m.data.utterance.text);
 
-    // No word is shown more often than it was said, in any partial or final (digits aside: their
-    // grouping is the model's): committed words re-read by a later decode are not appended again.
+    // No pair of words is shown more often than it was said, in any partial or final (digits aside:
+    // their grouping is the model's): committed words re-read by a later decode are not appended again.
+    const pairs = (text: string) => {
+      const ws = words(text);
+      return ws.slice(1).flatMap((w, i) => (/\d/.test(w) || /\d/.test(ws[i]!) ? [] : [`${ws[i]} ${w}`]));
+    };
     const reference = new Map<string, number>();
-    for (const w of words(said)) if (!/\d/.test(w)) reference.set(w, (reference.get(w) ?? 0) + 1);
+    for (const p of pairs(said)) reference.set(p, (reference.get(p) ?? 0) + 1);
     for (const m of transcripts) {
       const seen = new Map<string, number>();
-      for (const w of words(m.data.utterance.text)) if (reference.has(w)) seen.set(w, (seen.get(w) ?? 0) + 1);
-      for (const [w, n] of seen) expect({ text: m.data.utterance.text, word: w, n }).toEqual({ text: m.data.utterance.text, word: w, n: Math.min(n, reference.get(w)!) });
+      for (const p of pairs(m.data.utterance.text)) if (reference.has(p)) seen.set(p, (seen.get(p) ?? 0) + 1);
+      for (const [p, n] of seen) expect({ text: m.data.utterance.text, pair: p, n }).toEqual({ text: m.data.utterance.text, pair: p, n: Math.min(n, reference.get(p)!) });
     }
     // No loop: about as many digits as were said (30), the words around them kept.
     expect(digitsOf(text).length).toBeGreaterThanOrEqual(24);
