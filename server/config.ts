@@ -32,6 +32,12 @@ export interface Config {
    * recognizes and the OS shares them.
    */
   engineThreads: number;
+  /**
+   * Embedded mode: load and warm every installed model in every engine thread at start, readiness
+   * waiting for it (`ENGINE_WARM_UP`, default on). Off, engines load on first use and readiness
+   * does not wait for them.
+   */
+  engineWarmUp: boolean;
 }
 
 /** A start refused for a reason the operator can fix (printed as one line by `main.ts`). */
@@ -80,6 +86,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     callbacksAllowPrivate: bool(env.CALLBACKS_ALLOW_PRIVATE),
     corsOrigins: cors(env.CORS_ORIGINS),
     engineThreads: engineThreads(env.ENGINE_THREADS),
+    engineWarmUp: env.ENGINE_WARM_UP === undefined || env.ENGINE_WARM_UP === "" ? true : bool(env.ENGINE_WARM_UP),
   };
 }
 

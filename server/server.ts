@@ -219,11 +219,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // Readiness (GET /health/ready) waits for the VAD model and the engines: loaded and warmed in every
   // engine thread (embedded), or served by a worker (distributed). Liveness answers meanwhile.
   readiness.track("vad", "loading the voice-activity model", loadVad(config.modelsDir).then(() => {}));
-  readiness.track(
-    "engines",
-    redisUrl ? "waiting for a worker serving the models" : "loading and warming the installed models in every engine thread",
-    warmEngines(coordinator, log, lifetime.signal),
-  );
+  if (redisUrl || config.engineWarmUp) {
+    readiness.track(
+      "engines",
+      redisUrl ? "waiting for a worker serving the models" : "loading and warming the installed models in every engine thread",
+      warmEngines(coordinator, log, lifetime.signal),
+    );
+  }
   const warm = setTimeout(() => {
     loadVad(config.modelsDir).catch((e: unknown) => log.error("the VAD model could not be loaded", { error: e }));
     void addons.warm();

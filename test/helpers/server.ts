@@ -54,6 +54,8 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
       CALLBACKS_ALLOW_LOOPBACK: "true",
       // One engine thread, whatever the machine: the suite runs many services side by side.
       ENGINE_THREADS: "1",
+      // Engines load on first use, as most tests never decode (test/server/readiness.test.ts warms).
+      ENGINE_WARM_UP: "0",
       ...opts.env,
     },
     clock,
