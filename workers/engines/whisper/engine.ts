@@ -404,8 +404,6 @@ export class WhisperEngine implements Engine {
           break;
         }
       }
-      // No temperature gave a result that passed the checks, or none was tried for a low log-probability.
-      const fallbackFailed = chosen === undefined || (req.lowLatency === true && chosen.result.avgLogprob < decoding.logProbThreshold);
       if (!chosen) {
         // A result cut out of a loop keeps what came before the loop: it yields to a whole result
         // that is likely enough, not to a high-temperature sample of noise.
@@ -417,12 +415,11 @@ export class WhisperEngine implements Engine {
       }
       const { ratio, temperature } = chosen;
       const r = chosen.result;
-      // Silence (openai/whisper's rule), or a window where every temperature failed the checks while
-      // <|nospeech|> was still likely (half the threshold): what comes out then is made up.
+      // Silence: openai/whisper's and faster-whisper's rule, and only it. A stricter one (no-speech
+      // above half the threshold once every temperature failed) dropped real speech the VAD had
+      // found: a short reply over a telephone line ("Go back.", no-speech 0.31).
       const lowLogprob = r.avgLogprob < decoding.logProbThreshold;
-      const silent =
-        (r.noSpeechProb > decoding.noSpeechThreshold && lowLogprob) ||
-        (fallbackFailed && lowLogprob && r.noSpeechProb > decoding.noSpeechThreshold / 2);
+      const silent = r.noSpeechProb > decoding.noSpeechThreshold && lowLogprob;
       // A final's short window that reads as silence is encoded again in 30 s, as Whisper was
       // trained: a lone short word (espeak-ng's "Yes.", 0.54 s in a 15-s window) can read as silence
       // there and not in 30 s. Partials are not checked (their final will be). Real silence costs
@@ -456,7 +453,8 @@ export class WhisperEngine implements Engine {
     const words: WordTiming[] = segments.flatMap((s) => s.words);
     const lang = language ?? fallbackLanguage;
     const detected = languageProbabilities ? { languageProbabilities } : {};
-    if (text === "") return { ...NO_SPEECH, language: lang, stats, ...detected };
+    // Punctuation alone (". . . .", Whisper's answer to some noise) is no speech either.
+    if (!/[\p{L}\p{N}]/u.test(text)) return { ...NO_SPEECH, language: lang, stats, ...detected };
     const confidence = Math.round(Math.exp(weight > 0 ? weighted / weight : 0) * 1000) / 1000;
     return { text, language: lang, confidence, words, noSpeech: false, segments, stats, ...detected };
   }
