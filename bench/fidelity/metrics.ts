@@ -38,6 +38,8 @@ export interface ClipMetrics {
   duplicates: { words: string; final: number }[];
   /** Per non-dropped turn: arrival of the final holding its last recognised word − turn end − endpointing (s). */
   lags: number[];
+  /** The same per turn (null: dropped, or no arrival time). */
+  lagByTurn: (number | null)[];
 }
 
 /**
@@ -146,6 +148,7 @@ export function clipMetrics(turns: Turn[], finals: Final[], endpointing: number)
 
   const droppedTurns: number[] = [];
   const lags: number[] = [];
+  const lagByTurn: (number | null)[] = turns.map(() => null);
   turns.forEach((t, k) => {
     const idx = refWords.map((_, i) => i).filter((i) => refTurn[i] === k);
     if (idx.length === 0) return;
@@ -155,7 +158,10 @@ export function clipMetrics(turns: Turn[], finals: Final[], endpointing: number)
       return;
     }
     const f = nonEmpty[hypFinal[refTo[heard[heard.length - 1]!]!]!]!;
-    if (f.at !== undefined) lags.push(f.at - t.end - endpointing);
+    if (f.at !== undefined) {
+      lags.push(f.at - t.end - endpointing);
+      lagByTurn[k] = f.at - t.end - endpointing;
+    }
   });
 
   const loops = finalWords.flatMap((ws, k) => repetitionLoops(ws, refWords).map((l) => ({ ...l, final: k })));
@@ -185,7 +191,7 @@ export function clipMetrics(turns: Turn[], finals: Final[], endpointing: number)
     }
   }
 
-  return { words: refWords.length, edits, turns: turns.length, droppedTurns, loops, insertionBursts, duplicates, lags };
+  return { words: refWords.length, edits, turns: turns.length, droppedTurns, loops, insertionBursts, duplicates, lags, lagByTurn };
 }
 
 /**

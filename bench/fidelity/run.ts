@@ -56,6 +56,8 @@ const SYSTEMS = args["service-only"] ? ["service"] : args.systems!.split(",");
 const MODELS = (args.models ?? (args.quick ? "whisper-tiny.en" : "whisper-tiny.en,whisper-base")).split(",");
 const PER_CATEGORY = args["per-category"] ? Number(args["per-category"]) : args.quick ? 2 : Infinity;
 const ENDPOINTING = liveDefaults.endpointing;
+/** A turn's final later than this beyond the endpointing window is listed among the failures. */
+const LATE_S = 2;
 
 /** The runs: a catalogue entry, the public model it serves, the languages asked for (as a client of that model would). */
 const RUNS: Record<string, { publicModel: string; languages?: string[] }> = {
@@ -179,16 +181,20 @@ async function whisperLiveRuns(entry: string, ct2: string | null, language: stri
   try {
     for (const c of missing) {
       const t0 = performance.now() + 300;
-      const seen = await whisperLiveStream({ port: server.port, ct2, samples: readWavFile(c.peer16k).samples, t0, uid: `fidelity-${c.id}`, language: language ?? null, maxWaitMs: 30_000, quietMs: 5000 });
-      // Completed segments are finals; a segment still open when the stream ends (WhisperLive
-      // completes one only once its text came out unchanged several times) counts with its last
-      // text, without an arrival (no lag).
-      const last = new Map<string, (typeof seen)[number]>();
-      for (const s of seen) if (!last.get(s.key)?.final) last.set(s.key, s);
-      const segs = [...last.values()].sort((a, b) => a.start - b.start).filter((s) => s.text.trim() !== "");
+      const seen = await whisperLiveStream({ port: server.port, ct2, samples: readWavFile(c.peer16k).samples, t0, uid: `fidelity-${c.id}`, language: language ?? null, maxWaitMs: 15_000, quietMs: 5000 });
+      // Completed segments are finals. WhisperLive revises an open segment (its start may move,
+      // giving it a new key) and completes it only once its text came out unchanged several times,
+      // so a clip's last segment may still be open when the client stops waiting: the last open
+      // segment seen, when it lies after every completed one, counts with its last text and no
+      // arrival (no lag); earlier open versions were replaced and are not counted.
+      const completed = seen.filter((s) => s.final);
+      const lastSeen = seen[seen.length - 1];
+      const doneEnd = Math.max(0, ...completed.map((s) => s.end));
+      const open = lastSeen && !lastSeen.final && lastSeen.start >= doneEnd - 0.3 ? [lastSeen] : [];
+      const segs = [...completed, ...open].sort((a, b) => a.start - b.start).filter((s) => s.text.trim() !== "");
       const peer: PeerRun = {
         finals: segs.map((s) => ({ text: s.text.trim(), start: s.start, end: s.end, ...(s.final ? { at: (s.at - t0) / 1000 } : {}) })),
-        uncompleted: segs.filter((s) => !s.final).length,
+        uncompleted: open.length,
         version: "0.10.0",
       };
       writeCache(key(c), peer);
@@ -357,6 +363,7 @@ for (const r of rows.filter((r) => r.system === "service")) {
     ...r.metrics.loops.map((l) => `loop «${l.ngram}» ×${l.times} in final ${l.final}`),
     ...r.metrics.insertionBursts.map((b) => `insertion burst «${b.words}» in final ${b.final}`),
     ...r.metrics.duplicates.map((d) => `duplicate «${d.words}» at the start of final ${d.final}`),
+    ...r.metrics.lagByTurn.flatMap((l, k) => (l !== null && l > LATE_S ? [`final of «${c.turns[k]!.text}» ${l.toFixed(2)} s late (beyond the endpointing window)`] : [])),
     ...(fw && excess > 0 ? [`${excess} word error(s) more than faster-whisper (${r.metrics.edits} vs ${fw.metrics.edits} of ${r.metrics.words})`] : []),
   ];
   if (why.length === 0) continue;
