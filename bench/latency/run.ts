@@ -21,7 +21,7 @@
  * `${LIVE_STT_CACHE}/ct2/whisper-tiny.en*` (override CT2_WHISPER_TINY_EN). Results are printed
  * and written to bench/results/latency.json.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir, loadavg } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -31,6 +31,7 @@ import { referenceTexts } from "../../test/asr/stream.ts";
 import { normalizeWords, wordEdits } from "../../test/asr/wer.ts";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
+import { type Seen, startWhisperLive, whisperLiveStream } from "../lib/whisperlive.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 const CACHE = process.env.LIVE_STT_CACHE ?? path.join(homedir(), ".cache", "live-stt");
@@ -116,16 +117,6 @@ async function playRealTime(t0: number, send: (from: number, to: number) => void
 
 // ── what a stream observed ──────────────────────────────────────────────────
 
-/** One transcript event: arrival (ms, performance.now), audio span (s), text, final or not, utterance key. */
-interface Seen {
-  at: number;
-  start: number;
-  end: number;
-  text: string;
-  final: boolean;
-  key: string;
-}
-
 interface ClipResult {
   clip: string;
   firstMs: number | null;
@@ -195,43 +186,6 @@ function ct2TinyEn(): string {
   const hit = existsSync(dir) ? readdirSync(dir).filter((d) => d.startsWith("whisper-tiny.en")).sort() : [];
   if (hit.length === 0) throw new Error(`no CTranslate2 whisper-tiny.en under ${dir} (run \`bun run models -- pull whisper-tiny.en\`)`);
   return path.join(dir, hit[hit.length - 1]!);
-}
-
-async function whisperLiveStream(port: number, ct2: string, t0: number, uid: string): Promise<Seen[]> {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}`);
-  ws.binaryType = "arraybuffer";
-  const seen: Seen[] = [];
-  const done = new Map<string, boolean>();
-  let ready!: () => void;
-  const isReady = new Promise<void>((r) => (ready = r));
-  let lastMessage = performance.now();
-  const closed = new Promise<void>((r) => ws.addEventListener("close", () => r()));
-  ws.addEventListener("message", (e) => {
-    const m = JSON.parse(String(e.data));
-    lastMessage = performance.now();
-    if (m.message === "SERVER_READY") return ready();
-    if (!Array.isArray(m.segments)) return;
-    // Each message repeats the last segments; a segment is new text or newly completed once.
-    for (const s of m.segments as { start: string; end: string; text: string; completed: boolean }[]) {
-      const key = `${Number(s.start).toFixed(2)}`;
-      const was = done.get(key);
-      if (was === true) continue;
-      done.set(key, s.completed);
-      seen.push({ at: performance.now(), start: Number(s.start), end: Number(s.end), text: s.text, final: s.completed, key });
-    }
-  });
-  await new Promise<void>((r) => ws.addEventListener("open", () => r(), { once: true }));
-  ws.send(JSON.stringify({ uid, language: "en", task: "transcribe", model: ct2, use_vad: true }));
-  await Promise.race([isReady, Bun.sleep(120_000)]);
-  await playRealTime(t0, (from, to) => ws.send(audio.slice(from, to).buffer));
-  // No END_OF_AUDIO: WhisperLive drops the client's unfinished segment on it. A segment completes
-  // after it came out unchanged `same_output_threshold` times; wait for that (at most 90 s).
-  const deadline = performance.now() + 90_000;
-  const pending = () => [...done.values()].some((d) => !d);
-  while ((pending() || performance.now() - lastMessage < 2000) && performance.now() < deadline) await Bun.sleep(250);
-  ws.close();
-  await Promise.race([closed, Bun.sleep(2000)]);
-  return seen;
 }
 
 /** utime + stime of a process and its threads, seconds. */
@@ -327,38 +281,15 @@ if (SYSTEMS.includes("service")) {
 }
 
 if (SYSTEMS.includes("whisperlive")) {
-  const python = process.env.WHISPERLIVE_PYTHON ?? path.join(CACHE, "venv-whisperlive", "bin", "python");
-  if (!existsSync(python)) throw new Error(`no WhisperLive Python at ${python} (see bench/latency/README.md)`);
-  // WhisperLive's VAD model: the service's Silero VAD (it would download one otherwise).
-  const wlVad = path.join(homedir(), ".cache", "whisper-live", "silero_vad.onnx");
-  if (!existsSync(wlVad)) {
-    mkdirSync(path.dirname(wlVad), { recursive: true });
-    copyFileSync(path.join(vadModelsDir, "silero-vad", "silero_vad.onnx"), wlVad);
-  }
   const ct2 = ct2TinyEn();
-  const port = 19000 + Math.floor(Math.random() * 1000);
-  const server = Bun.spawn([python, path.join(import.meta.dir, "whisperlive_server.py"), String(port), ct2], {
-    stdout: "ignore",
-    stderr: "ignore",
-    env: { ...process.env, OMP_NUM_THREADS: String(THREADS) },
-  });
+  const server = await startWhisperLive({ ct2, threads: THREADS, vadModelsDir });
+  const port = server.port;
   try {
-    // Ready once it accepts connections.
-    for (let i = 0; ; i++) {
-      if (i > 240) throw new Error("WhisperLive did not start within 120 s");
-      try {
-        const s = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
-        s.end();
-        break;
-      } catch {
-        await Bun.sleep(500);
-      }
-    }
     for (const n of STREAMS) {
       const load = loadavg()[0]!;
       const cpu0 = procCpu(server.pid);
       const t0 = performance.now() + 3000;
-      const seen = await Promise.all(Array.from({ length: n }, (_, i) => whisperLiveStream(port, ct2, t0, `bench-${n}-${i}`)));
+      const seen = await Promise.all(Array.from({ length: n }, (_, i) => whisperLiveStream({ port, ct2, samples: audio, t0, uid: `bench-${n}-${i}` })));
       const cpu = procCpu(server.pid) - cpu0;
       const results = seen.map((s) => analyse(t0, s));
       texts[`whisperlive x${n}`] = results.flat().map((r) => `${r.clip}: ${r.text}`);
@@ -367,7 +298,7 @@ if (SYSTEMS.includes("whisperlive")) {
       console.log(JSON.stringify(rows[rows.length - 1]));
     }
   } finally {
-    server.kill();
+    server.stop();
   }
 }
 

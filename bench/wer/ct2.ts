@@ -72,6 +72,6 @@ export async function fasterWhisper(job: FasterWhisperJob, log: Log = console.lo
   if (proc.exitCode !== 0) throw new Error(`faster-whisper failed: ${proc.stderr.toString().slice(-2000)}`);
   return JSON.parse(proc.stdout.toString()) as {
     version: string;
-    clips: Record<string, { text: string; language: string; cpu_s: number; audio_s: number }>;
+    clips: Record<string, { text: string; language: string; cpu_s: number; audio_s: number; segments: { start: number; end: number; text: string }[] }>;
   };
 }

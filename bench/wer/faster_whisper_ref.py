@@ -3,7 +3,7 @@
 Reads a JSON job on stdin: {"model": <CT2 dir>, "beam_size": int, "threads": int, "language": str|null,
 "clips": [paths], "prompts": {path: initial prompt}}
 (a path ending in .f32 holds raw 16 kHz float32 samples); writes one JSON object on stdout: {"version": ..., "clips": {path: {"text", "language",
-"language_probability", "cpu_s", "audio_s"}}}. CPU seconds are this process's (time.process_time) around
+"language_probability", "cpu_s", "audio_s", "segments": [{"start", "end", "text"}]}}}. CPU seconds are this process's (time.process_time) around
 each transcription, features included; the model load and one warm-up run are not counted.
 """
 
@@ -34,6 +34,7 @@ def main() -> None:
         prompt = job.get("prompts", {}).get(path)
         start = time.process_time()
         segments, info = model.transcribe(audio, **options, **({"initial_prompt": prompt} if prompt else {}))
+        segments = list(segments)
         text = " ".join(s.text.strip() for s in segments).strip()
         cpu = time.process_time() - start
         out[path] = {
@@ -42,6 +43,7 @@ def main() -> None:
             "language_probability": info.language_probability,
             "cpu_s": cpu,
             "audio_s": len(audio) / 16000,
+            "segments": [{"start": s.start, "end": s.end, "text": s.text.strip()} for s in segments],
         }
     json.dump({"version": faster_whisper.__version__, "clips": out}, sys.stdout)
 

@@ -14,6 +14,8 @@ export interface StreamedClip {
   languages: string[];
   /** Every message received (types only). */
   types: string[];
+  /** Every message received with its arrival: seconds since the first chunk was sent. */
+  received: { at: number; type: string; data?: any }[];
   /** Wall-clock seconds from the first chunk sent to the end of the session. */
   wallSeconds: number;
   audioSeconds: number;
@@ -33,6 +35,11 @@ export interface StreamOptions {
   realtime?: boolean;
   /** Once `seconds` of audio are sent, send the rest only after `finals` final transcripts arrived. */
   holdAt?: { seconds: number; finals: number };
+  /**
+   * Send these bytes (8-bit G.711: one byte per sample, mono) instead of the WAV file's samples as
+   * 16-bit PCM; `wavPath` is then not read.
+   */
+  g711?: { encoding: "wav/ulaw" | "wav/alaw"; sampleRate: number; bytes: Uint8Array };
 }
 
 /** 16-bit little-endian PCM bytes of float samples. */
@@ -43,23 +50,28 @@ function pcm16(samples: Float32Array): Uint8Array {
 }
 
 export async function streamClip(opts: StreamOptions): Promise<StreamedClip> {
-  const wav = readWavFile(opts.wavPath);
+  const wav = opts.g711 ? { sampleRate: opts.g711.sampleRate, channels: 1, samples: { length: opts.g711.bytes.length } } : readWavFile(opts.wavPath);
   if (wav.channels !== 1) throw new Error(`${opts.wavPath}: expected mono audio`);
-  const bytes = pcm16(wav.samples);
-  const chunkBytes = Math.round((wav.sampleRate * (opts.chunkMs ?? 100)) / 1000) * 2;
+  const bytesPerSample = opts.g711 ? 1 : 2;
+  const bytes = opts.g711 ? opts.g711.bytes : pcm16(wav.samples as Float32Array);
+  const chunkBytes = Math.round((wav.sampleRate * (opts.chunkMs ?? 100)) / 1000) * bytesPerSample;
   const client = new GladiaClient({ apiUrl: opts.apiUrl, httpHeaders: { "x-service-key": opts.key } });
   const session = client.liveV2().startSession({
     model: opts.model,
-    encoding: "wav/pcm",
+    encoding: opts.g711?.encoding ?? "wav/pcm",
     sample_rate: wav.sampleRate,
-    bit_depth: 16,
+    bit_depth: opts.g711 ? 8 : 16,
     channels: 1,
     ...(opts.languages ? { language_config: { languages: opts.languages } } : {}),
     messages_config: { receive_partial_transcripts: false, receive_final_transcripts: true },
     ...opts.init,
   } as never);
   const messages: { type: string; data?: any }[] = [];
-  session.on("message", (m) => messages.push(m as { type: string; data?: any }));
+  const arrivals: number[] = [];
+  session.on("message", (m) => {
+    messages.push(m as { type: string; data?: any });
+    arrivals.push(performance.now());
+  });
   const errors: unknown[] = [];
   session.on("error", (e) => errors.push(e));
   const connected = new Promise<void>((resolve) => session.once("connected", () => resolve()));
@@ -68,9 +80,9 @@ export async function streamClip(opts: StreamOptions): Promise<StreamedClip> {
   const first = await Promise.race([connected.then(() => "connected" as const), ended, Bun.sleep(timeout).then(() => "timeout" as const)]);
   if (first !== "connected") throw new Error(`session did not connect: ${JSON.stringify(first)} ${errors.map(String).join("; ")}`);
   const started = performance.now();
-  const chunkMs = ((chunkBytes / 2) * 1000) / wav.sampleRate;
+  const chunkMs = ((chunkBytes / bytesPerSample) * 1000) / wav.sampleRate;
   const isFinal = (m: { type: string; data?: any }) => m.type === "transcript" && m.data?.is_final === true;
-  const holdAt = opts.holdAt ? Math.round((opts.holdAt.seconds * wav.sampleRate) / (chunkBytes / 2)) : -1;
+  const holdAt = opts.holdAt ? Math.round((opts.holdAt.seconds * wav.sampleRate) / (chunkBytes / bytesPerSample)) : -1;
   for (let o = 0, i = 0; o < bytes.length; o += chunkBytes, i++) {
     if (opts.realtime) await Bun.sleep(Math.max(0, started + i * chunkMs - performance.now()));
     const deadline = performance.now() + timeout;
@@ -91,6 +103,7 @@ export async function streamClip(opts: StreamOptions): Promise<StreamedClip> {
     finals,
     languages: finals.map((f) => f.language),
     types: messages.map((m) => m.type),
+    received: messages.map((m, i) => ({ ...m, at: (arrivals[i]! - started) / 1000 })),
     wallSeconds: (performance.now() - started) / 1000,
     audioSeconds: wav.samples.length / wav.sampleRate,
   };
