@@ -15,7 +15,11 @@
  *   committed word that closes a sentence or a timed segment (a gap between word timings); the
  *   words before the cut leave the buffer and become prompt. Past `hardBufferS` it is cut at the
  *   last committed word whatever it is. A decode therefore never covers more than about
- *   `hardBufferS` plus one partial interval of audio.
+ *   `hardBufferS` plus one partial interval of audio. At a pause, a buffer longer than 4 s is also
+ *   cut, at the last committed word ending 1.5 s before it: the speculative final decodes the
+ *   uncommitted tail, whatever the utterance's length. A buffer starts 0.3 s before its cut; what
+ *   a decode re-reads of the words before the cut is left out, as the committed words it repeats
+ *   are (matched by letters and digits, `overlap.ts`).
  * - Shedding when the recognizer is behind: a partial decode that took longer (from its request to
  *   its result: the engine's queue plus the decode) than the partial interval means the engine has
  *   more work than it keeps up with; the next partial decode of the utterance then starts only after
@@ -179,6 +183,11 @@ export function agreedPrefix(hypotheses: WordTiming[][]): number {
   return n;
 }
 
+/** A buffer longer than this (s) is cut at a pause before its speculative final (`UtteranceStream.cutAtPause`). */
+const PAUSE_CUT_MIN_S = 4;
+/** Least audio (s) a cut at a pause leaves to decode. */
+const PAUSE_TAIL_S = 1.5;
+
 /** Seconds of audio before a buffer cut that the next decodes still cover (see `UtteranceStream.cut`). */
 const CUT_OVERLAP_S = 0.3;
 
@@ -299,6 +308,7 @@ export class UtteranceStream {
       else this.queued = null;
       const abort = new AbortController();
       try {
+        if (pause) this.cutAtPause(audio.length);
         const decoded = this.decodeBuffer(audio, !pause, this.opts.profile.finalBeamSize, pause, abort.signal);
         this.inflight = { decoded, audioEnd: audio.length, partial: !pause, abort };
         const d = await decoded.finally(() => (this.inflight = null));
@@ -397,9 +407,9 @@ export class UtteranceStream {
     this.stats.decodedSeconds += seconds;
     this.stats.maxDecodedSeconds = Math.max(this.stats.maxDecodedSeconds, seconds);
     const asked = this.now();
+    const offset = this.bufferStart / this.rate;
     const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }), ...(speculative ? { speculative } : {}) }, signal);
     const decodeSeconds = (this.now() - asked) / 1000;
-    const offset = this.bufferStart / this.rate;
     const words = (r.noSpeech ? [] : r.words)
       .filter((w) => w.word.trim() !== "")
       .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
@@ -449,7 +459,25 @@ export class UtteranceStream {
       if (SENTENCE_END.test(w.word) || (next !== undefined && next.start - w.end > 0.01)) at = i;
     }
     if (at < 0 && bufferS > p.hardBufferS) at = this.committed.length - 1;
-    if (at < 0) return;
+    if (at >= 0) this.cutAfter(at);
+  }
+
+  /**
+   * Before the speculative final of a pause: the committed words leave the buffer (the final starts
+   * with them whatever the decode says), so that decode, on which the final's latency rests, costs
+   * what the uncommitted tail costs, however long the utterance. A short buffer keeps its words, and
+   * the cut leaves at least `PAUSE_TAIL_S` of audio to decode.
+   */
+  private cutAtPause(audioEnd: number): void {
+    if ((audioEnd - this.bufferStart) / this.rate <= PAUSE_CUT_MIN_S) return;
+    const latest = audioEnd / this.rate - PAUSE_TAIL_S;
+    let at = this.committed.length - 1;
+    while (at >= 0 && this.committed[at]!.end > latest) at--;
+    if (at >= 0) this.cutAfter(at);
+  }
+
+  /** Moves the committed words up to index `at` out of the buffer. */
+  private cutAfter(at: number): void {
     const moved = this.committed.splice(0, at + 1);
     this.done.push(...moved);
     const last = moved[moved.length - 1]!;
