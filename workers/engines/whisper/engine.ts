@@ -455,6 +455,9 @@ export class WhisperEngine implements Engine {
     const detected = languageProbabilities ? { languageProbabilities } : {};
     // Punctuation alone (". . . .", Whisper's answer to some noise) is no speech either.
     if (!/[\p{L}\p{N}]/u.test(text)) return { ...NO_SPEECH, language: lang, stats, ...detected };
+    // Whisper given audio it cannot make out may write its prompt's last words again ("1, 2, 3, 4"
+    // for a noisy "Billing." after "One two three four."): such a result is decoded again unprompted.
+    if (req.previousText && echoesPrompt(text, req.previousText)) return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
     const confidence = Math.round(Math.exp(weight > 0 ? weighted / weight : 0) * 1000) / 1000;
     return { text, language: lang, confidence, words, noSpeech: false, segments, stats, ...detected };
   }
@@ -530,6 +533,16 @@ export class WhisperEngine implements Engine {
     await this.encoder.release();
     await this.decoderSession.release();
   }
+}
+
+const wordsOf = (text: string) => text.toLowerCase().split(/\s+/).map((w) => w.replace(/[^\p{L}\p{N}]+/gu, "")).filter((w) => w !== "");
+
+/** `text` is the end of `prompt` again, word for word (two words or more, or eight letters and digits). */
+export function echoesPrompt(text: string, prompt: string): boolean {
+  const t = wordsOf(text);
+  const p = wordsOf(prompt);
+  if (t.length === 0 || t.length > p.length || (t.length < 2 && t.join("").length < 8)) return false;
+  return t.every((w, i) => w === p[p.length - t.length + i]);
 }
 
 function peak(audio: Float32Array): number {

@@ -43,3 +43,15 @@ describe("repetition loops", () => {
     expect(lastClosedSegment([TS, 1, TS + 5], isTs)).toBe(2);
   });
 });
+
+describe("a decode that writes its prompt again", () => {
+  test("echoesPrompt: the prompt's last words again, word for word; a lone short word is not enough", async () => {
+    const { echoesPrompt } = await import("./engine.ts");
+    expect(echoesPrompt("1, 2, 3, 4", "One. 1, 2, 3, 4.")).toBe(true);
+    expect(echoesPrompt("Check my balance.", "Yes. Check my balance")).toBe(true);
+    expect(echoesPrompt("Billing.", "1, 2, 3, 4.")).toBe(false);
+    expect(echoesPrompt("Yes.", "Yes.")).toBe(false);
+    expect(echoesPrompt("my balance please", "check my balance")).toBe(false);
+    expect(echoesPrompt("", "anything")).toBe(false);
+  });
+});
