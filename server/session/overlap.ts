@@ -3,7 +3,7 @@
  * it. Every decode re-reads the committed words' audio, and writes them its own way: "415, 5, 5, 5"
  * may come back as "415-555-0132.", "current" as "card". Matching whole words then fails and the
  * committed words would be shown twice; matching characters (letters and digits, case ignored)
- * finds the end of the committed text even inside a word, which is then split.
+ * finds the end of the committed text even inside a number, which is then split.
  */
 import type { WordTiming } from "../../workers/contract/types.ts";
 
@@ -68,7 +68,10 @@ function wordsAfter(words: WordTiming[], normalized: string[], end: number): Wor
     }
     const inside = end - consumed;
     if (inside === 0) return words.slice(i);
-    return [restOf(words[i]!, inside, len), ...words.slice(i + 1)];
+    // Only a number is split (its digits grouped otherwise than the committed ones): inside a word
+    // of letters the alignment ends there by a mismatch, and the word is taken whole or not at all.
+    if (/\p{N}/u.test(words[i]!.word)) return [restOf(words[i]!, inside, len), ...words.slice(i + 1)];
+    return 2 * inside >= len ? words.slice(i + 1) : words.slice(i);
   }
   return [];
 }

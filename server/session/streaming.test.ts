@@ -67,6 +67,9 @@ describe("agreement helpers", () => {
     expect(text(afterCommitted(words("And so my fellow Americans, ask not what you are"), words("And so my fellow Americans. asked not")))).toBe("what you are");
     expect(text(afterCommitted(words("and so fellow Americans ask"), words("and so my fellow Americans")))).toBe("ask");
     expect(text(afterCommitted(words("My card number is 4532, 7189"), words("My current number is 4, 5, 3, 2.")))).toBe("7189");
+    // A word of letters is never split: taken whole, or left whole, where the alignment ends inside it.
+    expect(text(afterCommitted(words("on the sticker underneath the device"), words("on the sticker unde")))).toBe("underneath the device");
+    expect(text(afterCommitted(words("on the sticker underneath the device"), words("on the sticker underneat")))).toBe("the device");
     // A decode that stopped short of the committed text (it skipped audio) adds nothing.
     expect(afterCommitted(words("You can reach me at 415-"), words("You can reach me at 415. I'm fine, fine, 5, 550032"))).toEqual([]);
     // Nothing alike: by time, as alignToCommitted.

@@ -15,9 +15,10 @@
  *   committed word that closes a sentence or a timed segment (a gap between word timings); the
  *   words before the cut leave the buffer and become prompt. Past `hardBufferS` it is cut at the
  *   last committed word whatever it is. A decode therefore never covers more than about
- *   `hardBufferS` plus one partial interval of audio. At a pause, a buffer longer than 4 s is also
- *   cut, at the last committed word ending 1.5 s before it: the speculative final decodes the
- *   uncommitted tail, whatever the utterance's length. A buffer starts 0.3 s before its cut; what
+ *   `hardBufferS` plus one partial interval of audio. At a pause, a buffer longer than 6 s is also
+ *   cut, at the last committed sentence or segment end 1.5 s before it (past `maxBufferS`, at the
+ *   last committed word there): the speculative final decodes little more than the uncommitted
+ *   tail, whatever the utterance's length. A buffer starts 0.3 s before its cut; what
  *   a decode re-reads of the words before the cut is left out, as the committed words it repeats
  *   are (matched by letters and digits, `overlap.ts`).
  * - Shedding when the recognizer is behind: a partial decode that took longer (from its request to
@@ -184,7 +185,7 @@ export function agreedPrefix(hypotheses: WordTiming[][]): number {
 }
 
 /** A buffer longer than this (s) is cut at a pause before its speculative final (`UtteranceStream.cutAtPause`). */
-const PAUSE_CUT_MIN_S = 4;
+const PAUSE_CUT_MIN_S = 6;
 /** Least audio (s) a cut at a pause leaves to decode. */
 const PAUSE_TAIL_S = 1.5;
 
@@ -452,12 +453,8 @@ export class UtteranceStream {
     const p = this.opts.profile;
     const bufferS = ((this.latest?.audioEnd ?? 0) - this.bufferStart) / this.rate;
     if (bufferS <= p.maxBufferS || this.committed.length === 0) return;
-    let at = -1;
-    for (let i = this.committed.length - 1; i >= 0 && at < 0; i--) {
-      const w = this.committed[i]!;
-      const next = this.committed[i + 1] ?? this.history[this.history.length - 1]?.[0];
-      if (SENTENCE_END.test(w.word) || (next !== undefined && next.start - w.end > 0.01)) at = i;
-    }
+    let at = this.committed.length - 1;
+    while (at >= 0 && !this.endsSpan(at)) at--;
     if (at < 0 && bufferS > p.hardBufferS) at = this.committed.length - 1;
     if (at >= 0) this.cutAfter(at);
   }
@@ -469,11 +466,23 @@ export class UtteranceStream {
    * the cut leaves at least `PAUSE_TAIL_S` of audio to decode.
    */
   private cutAtPause(audioEnd: number): void {
-    if ((audioEnd - this.bufferStart) / this.rate <= PAUSE_CUT_MIN_S) return;
+    const bufferS = (audioEnd - this.bufferStart) / this.rate;
+    if (bufferS <= PAUSE_CUT_MIN_S) return;
     const latest = audioEnd / this.rate - PAUSE_TAIL_S;
-    let at = this.committed.length - 1;
-    while (at >= 0 && this.committed[at]!.end > latest) at--;
+    let last = this.committed.length - 1;
+    while (last >= 0 && this.committed[last]!.end > latest) last--;
+    // As `cut`: at a sentence or segment end where there is one, else (a long buffer) at the last word.
+    let at = last;
+    while (at >= 0 && !this.endsSpan(at)) at--;
+    if (at < 0 && bufferS > this.opts.profile.maxBufferS) at = last;
     if (at >= 0) this.cutAfter(at);
+  }
+
+  /** Committed word `i` closes a sentence or a timed segment (a gap before the next word). */
+  private endsSpan(i: number): boolean {
+    const w = this.committed[i]!;
+    const next = this.committed[i + 1] ?? this.history[this.history.length - 1]?.[0];
+    return SENTENCE_END.test(w.word) || (next !== undefined && next.start - w.end > 0.01);
   }
 
   /** Moves the committed words up to index `at` out of the buffer. */
