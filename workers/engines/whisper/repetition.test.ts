@@ -55,3 +55,14 @@ describe("a decode that writes its prompt again", () => {
     expect(echoesPrompt("", "anything")).toBe(false);
   });
 });
+
+describe("text denser than speech", () => {
+  test("tooDense: more words (a digit as a word) than the audio can hold", async () => {
+    const { spokenWords, tooDense } = await import("./repetition.ts");
+    expect(spokenWords("Call me back on 650-319-8847, any time.")).toBe(4 + 10 + 2);
+    expect(tooDense("3, 2, 3, 4, 3, 4, 3, 4", 0.76)).toBe(true);
+    expect(tooDense("Billing.", 0.76)).toBe(false);
+    expect(tooDense("1, 2, 3, 4", 1.6)).toBe(false);
+    expect(tooDense("You can reach me at 415-555-0132.", 3.5)).toBe(false);
+  });
+});

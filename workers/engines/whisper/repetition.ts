@@ -57,3 +57,27 @@ export function lastClosedSegment(tokens: readonly number[], isTimestamp: (t: nu
   for (let i = tokens.length - 1; i >= 1; i--) if (isTimestamp(tokens[i]!) && !isTimestamp(tokens[i - 1]!)) return i;
   return -1;
 }
+
+/**
+ * Words a speaker says per second at most, a digit counting as a word ("415" is said as three):
+ * a fast speaker says four or five. A decode holding more than this per second of its audio (plus
+ * `DENSITY_SLACK`) made words up, as Whisper does on audio it cannot make out when its prompt
+ * gives it text to go on ("1, 2, 3, 4" then "3, 2, 3, 4, 3, 4, 3, 4" for a 0.5-s "Billing.").
+ */
+export const MAX_WORDS_PER_SECOND = 6;
+const DENSITY_SLACK = 2;
+
+/** Words of `text` as said: digits one by one, other words as written. */
+export function spokenWords(text: string): number {
+  let n = 0;
+  for (const w of text.split(/\s+/)) {
+    const digits = (w.match(/\p{N}/gu) ?? []).length;
+    n += digits > 0 ? digits : /[\p{L}]/u.test(w) ? 1 : 0;
+  }
+  return n;
+}
+
+/** `text` holds more words than `seconds` of audio can (see `MAX_WORDS_PER_SECOND`). */
+export function tooDense(text: string, seconds: number): boolean {
+  return spokenWords(text) > MAX_WORDS_PER_SECOND * seconds + DENSITY_SLACK;
+}
