@@ -66,3 +66,12 @@ describe("text denser than speech", () => {
     expect(tooDense("You can reach me at 415-555-0132.", 3.5)).toBe(false);
   });
 });
+
+describe("a short decode borrowing from its prompt", () => {
+  test("borrowsFromPrompt: two words in a row of the prompt's end", async () => {
+    const { borrowsFromPrompt } = await import("./repetition.ts");
+    expect(borrowsFromPrompt("992 main menu", "No thanks. 592. Main menu. Do. Okay.")).toBe(true);
+    expect(borrowsFromPrompt("Nine.", "No thanks. 592. Main menu.")).toBe(false);
+    expect(borrowsFromPrompt("Yes please.", "Billing.")).toBe(false);
+  });
+});

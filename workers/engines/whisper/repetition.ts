@@ -81,3 +81,21 @@ export function spokenWords(text: string): number {
 export function tooDense(text: string, seconds: number): boolean {
   return spokenWords(text) > MAX_WORDS_PER_SECOND * seconds + DENSITY_SLACK;
 }
+
+/** Audio shorter than this (s) is checked for words borrowed from its prompt (`borrowsFromPrompt`). */
+export const SHORT_AUDIO_S = 2.5;
+
+const plainWords = (text: string) => text.toLowerCase().split(/\s+/).map((w) => w.replace(/[^\p{L}\p{N}]+/gu, "")).filter((w) => w !== "");
+
+/**
+ * `text` (the decode of a short utterance) repeats two words in a row of its prompt's last twenty:
+ * on a word or two it cannot make out, Whisper continues or copies its prompt ("592 main menu" for
+ * "Nine." after "592. Main menu."). Such a decode is made again without the prompt; where the
+ * speaker did say them again, that decode says so too.
+ */
+export function borrowsFromPrompt(text: string, prompt: string): boolean {
+  const t = plainWords(text);
+  const p = plainWords(prompt).slice(-20);
+  const pairs = new Set(p.slice(1).map((w, i) => `${p[i]} ${w}`));
+  return t.slice(1).some((w, i) => pairs.has(`${t[i]} ${w}`));
+}
