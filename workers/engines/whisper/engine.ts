@@ -14,7 +14,7 @@ import { type DecoderCallTrace, type DecoderStep, WhisperDecoder } from "./decod
 import { WhisperEncoder } from "./encoder.ts";
 import { LogitFilters, decodeWindow, logSoftmax, type PhraseBias, type SearchResult } from "./search.ts";
 import { compressionRatio, spokenWeight, tokensToSegments, type TimedSegment } from "./segments.ts";
-import { lastClosedSegment } from "./repetition.ts";
+import { borrowsFromPrompt, lastClosedSegment, SHORT_AUDIO_S, tooDense } from "./repetition.ts";
 import { mulberry32 } from "../../util/prng.ts";
 import { stopIfAborted } from "../../util/abort.ts";
 
@@ -456,8 +456,11 @@ export class WhisperEngine implements Engine {
     // Punctuation alone (". . . .", Whisper's answer to some noise) is no speech either.
     if (!/[\p{L}\p{N}]/u.test(text)) return { ...NO_SPEECH, language: lang, stats, ...detected };
     // Whisper given audio it cannot make out may write its prompt's last words again ("1, 2, 3, 4"
-    // for a noisy "Billing." after "One two three four."): such a result is decoded again unprompted.
-    if (req.previousText && echoesPrompt(text, req.previousText)) return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
+    // for a noisy "Billing." after "One two three four."), continue it, or make up more words than
+    // the audio holds: such a result is decoded again unprompted.
+    if (req.previousText && promptLed(text, req.previousText, req.audio.length / WHISPER_SAMPLE_RATE)) {
+      return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
+    }
     const confidence = Math.round(Math.exp(weight > 0 ? weighted / weight : 0) * 1000) / 1000;
     return { text, language: lang, confidence, words, noSpeech: false, segments, stats, ...detected };
   }
@@ -536,6 +539,11 @@ export class WhisperEngine implements Engine {
 }
 
 const wordsOf = (text: string) => text.toLowerCase().split(/\s+/).map((w) => w.replace(/[^\p{L}\p{N}]+/gu, "")).filter((w) => w !== "");
+
+/** A decode of `seconds` of audio that its prompt led astray (see `transcribe`). */
+function promptLed(text: string, prompt: string, seconds: number): boolean {
+  return echoesPrompt(text, prompt) || tooDense(text, seconds) || (seconds < SHORT_AUDIO_S && borrowsFromPrompt(text, prompt));
+}
 
 /** `text` is the end of `prompt` again, word for word (two words or more, or eight letters and digits). */
 export function echoesPrompt(text: string, prompt: string): boolean {
