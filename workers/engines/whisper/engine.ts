@@ -405,11 +405,11 @@ export class WhisperEngine implements Engine {
         }
       }
       if (!chosen) {
-        // A result cut out of a loop keeps what came before the loop: it yields to a whole result
-        // that is likely enough, not to a high-temperature sample of noise.
+        // A result cut out of a loop keeps only what came before the loop: any whole result that
+        // passed the repetition checks is preferred to it (the audio after the loop is heard there).
         const sound = tried.filter((a) => a.ratio <= decoding.compressionRatioThreshold && !a.overrun);
-        const likely = sound.filter((a) => !a.result.looped && a.result.avgLogprob >= decoding.logProbThreshold);
-        const pool = likely.length > 0 ? likely : sound.length > 0 ? sound : tried;
+        const whole = sound.filter((a) => !a.result.looped);
+        const pool = whole.length > 0 ? whole : sound.length > 0 ? sound : tried;
         const best = pool.reduce((a, b) => (b.result.avgLogprob > a.result.avgLogprob ? b : a));
         chosen = { ...best, temperature: tried[tried.length - 1].temperature }; // the last one tried, as faster-whisper reports
       }
