@@ -193,14 +193,14 @@ describe("live fidelity on Whisper tiny.en", () => {
     const partials = transcripts.filter((m) => !m.data.is_final);
     if (process.env.DEBUG_STREAMING) for (const m of transcripts) console.log(m.data.is_final, m.data.utterance.end, m.data.utterance.text);
     expect(Math.max(...partials.map((m) => m.data.utterance.end as number))).toBeGreaterThan(speechEnd - 2);
-    // No transcript loops: no word more than six times running (tiny.en mishears the ones, but a
-    // loop would run on to its token limit), and at most twice the 20 digits said. (Whether the
+    // No transcript loops: no word more times running than the 15 ones said (a loop would run on
+    // to the token limit), and at most twice the 20 digits said. (Whether the
     // words after the number survive varies from run to run on this clip: the loops it sets off
     // keep coming back after each resume.)
     for (const m of transcripts) {
       const ws = words(m.data.utterance.text);
       let run = 1;
-      for (let i = 1; i < ws.length; i++) expect((run = ws[i] === ws[i - 1] ? run + 1 : 1)).toBeLessThanOrEqual(6);
+      for (let i = 1; i < ws.length; i++) expect((run = ws[i] === ws[i - 1] ? run + 1 : 1)).toBeLessThanOrEqual(15);
     }
     expect(digitsOf(text).length).toBeLessThanOrEqual(40);
   }, 240_000);

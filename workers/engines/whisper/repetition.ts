@@ -82,8 +82,12 @@ export function tooDense(text: string, seconds: number): boolean {
   return spokenWords(text) > MAX_WORDS_PER_SECOND * seconds + DENSITY_SLACK;
 }
 
-/** Audio shorter than this (s) is checked for words borrowed from its prompt (`borrowsFromPrompt`). */
-export const SHORT_AUDIO_S = 2.5;
+/**
+ * Audio shorter than this (s), a word or two, is checked for words borrowed from its prompt
+ * (`borrowsFromPrompt`); a longer utterance often says a name of its prompt again, which the
+ * unprompted decode would then misspell.
+ */
+export const SHORT_AUDIO_S = 1.5;
 
 const plainWords = (text: string) => text.toLowerCase().split(/\s+/).map((w) => w.replace(/[^\p{L}\p{N}]+/gu, "")).filter((w) => w !== "");
 
