@@ -319,7 +319,8 @@ function summarise(model: string, category: string, rs: Row[]): Summary {
     words: rs.filter((r) => r.system === rs[0]!.system).reduce((n, r) => n + r.metrics.words, 0),
     turns: clipInfo.reduce((n, c) => n + c.turns.length, 0),
     systems,
-    ratio: both.length > 0 ? edits("service") / Math.max(1e-9, edits("faster-whisper")) : NaN,
+    // NaN when faster-whisper made no error (the ratio is undefined; compare the WERs).
+    ratio: both.length > 0 && edits("faster-whisper") > 0 ? edits("service") / edits("faster-whisper") : NaN,
   };
 }
 
