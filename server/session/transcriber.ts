@@ -22,7 +22,9 @@ import { type HeldFinal, NumberHold } from "../enrich/hold.ts";
 import type { EnrichmentPipeline } from "./enrich.ts";
 import { round3, type MessageFactory, type MessageFlag, type SessionMessage } from "./messages.ts";
 import type { PersistedSession } from "./persist.ts";
-import { streamingProfile, UtteranceStream, type StreamDecodeRequest, type StreamingProfile, type StreamView } from "./streaming.ts";
+import { streamingProfile, type StreamingProfile } from "./profiles.ts";
+import type { StreamDecodeRequest, StreamView } from "./stream-types.ts";
+import { UtteranceStream } from "./streaming.ts";
 
 /** How long a final transcription waits for inference capacity before its utterance is reported failed. */
 const FINAL_CAPACITY_WAIT_MS = 120_000;
