@@ -15,10 +15,7 @@
  *   committed word that closes a sentence or a timed segment (a gap between word timings); the
  *   words before the cut leave the buffer and become prompt. Past `hardBufferS` it is cut at the
  *   last committed word whatever it is. A decode therefore never covers more than about
- *   `hardBufferS` plus one partial interval of audio. At a pause, a buffer longer than 6 s is also
- *   cut, at the last committed sentence or segment end 1.5 s before it (past `maxBufferS`, at the
- *   last committed word there): the speculative final decodes little more than the uncommitted
- *   tail, whatever the utterance's length. A buffer starts 0.3 s before its cut; what
+ *   `hardBufferS` plus one partial interval of audio. A buffer starts 0.3 s before its cut; what
  *   a decode re-reads of the words before the cut is left out, as the committed words it repeats
  *   are (matched by letters and digits, `overlap.ts`).
  * - Shedding when the recognizer is behind: a partial decode that took longer (from its request to
@@ -42,11 +39,6 @@
 import type { WordTiming } from "../../workers/contract/types.ts";
 import { afterReread, agreedPrefix, textLength } from "./overlap.ts";
 import type { StreamView, UtteranceStreamOptions } from "./stream-types.ts";
-
-/** A buffer longer than this (s) is cut at a pause before its speculative final (`UtteranceStream.cutAtPause`). */
-const PAUSE_CUT_MIN_S = 6;
-/** Least audio (s) a cut at a pause leaves to decode. */
-const PAUSE_TAIL_S = 1.5;
 
 /** Seconds of audio before a buffer cut that the next decodes still cover (see `UtteranceStream.cut`). */
 const CUT_OVERLAP_S = 0.3;
@@ -168,7 +160,6 @@ export class UtteranceStream {
       else this.queued = null;
       const abort = new AbortController();
       try {
-        if (pause) this.cutAtPause(audio.length);
         const decoded = this.decodeBuffer(audio, !pause, this.opts.profile.finalBeamSize, pause, abort.signal);
         this.inflight = { decoded, audioEnd: audio.length, partial: !pause, abort };
         const d = await decoded.finally(() => (this.inflight = null));
@@ -315,25 +306,6 @@ export class UtteranceStream {
     let at = this.committed.length - 1;
     while (at >= 0 && !this.endsSpan(at)) at--;
     if (at < 0 && bufferS > p.hardBufferS) at = this.committed.length - 1;
-    if (at >= 0) this.cutAfter(at);
-  }
-
-  /**
-   * Before the speculative final of a pause: the committed words leave the buffer (the final starts
-   * with them whatever the decode says), so that decode, on which the final's latency rests, costs
-   * what the uncommitted tail costs, however long the utterance. A short buffer keeps its words, and
-   * the cut leaves at least `PAUSE_TAIL_S` of audio to decode.
-   */
-  private cutAtPause(audioEnd: number): void {
-    const bufferS = (audioEnd - this.bufferStart) / this.rate;
-    if (bufferS <= PAUSE_CUT_MIN_S) return;
-    const latest = audioEnd / this.rate - PAUSE_TAIL_S;
-    let last = this.committed.length - 1;
-    while (last >= 0 && this.committed[last]!.end > latest) last--;
-    // As `cut`: at a sentence or segment end where there is one, else (a long buffer) at the last word.
-    let at = last;
-    while (at >= 0 && !this.endsSpan(at)) at--;
-    if (at < 0 && bufferS > this.opts.profile.maxBufferS) at = last;
     if (at >= 0) this.cutAfter(at);
   }
 

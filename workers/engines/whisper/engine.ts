@@ -14,7 +14,7 @@ import { type DecoderStep, WhisperDecoder } from "./decoder.ts";
 import { DEFAULT_DECODING, TOKEN_SLACK, encoderWindowSamples, type WhisperDecodingOptions } from "./decoding-options.ts";
 import { WhisperEncoder } from "./encoder.ts";
 import type { WhisperEngineOptions, WhisperTranscribeRequest, WhisperTranscribeResult } from "./engine-types.ts";
-import { checkAudio, echoesPrompt, peak } from "./guards.ts";
+import { checkAudio, peak, promptLed } from "./guards.ts";
 import { contextPrompt, vocabularyBias } from "./prompt.ts";
 import { LogitFilters, decodeWindow, logSoftmax, type SearchResult } from "./search.ts";
 import { compressionRatio, spokenWeight, tokensToSegments, type TimedSegment } from "./segments.ts";
@@ -288,11 +288,11 @@ export class WhisperEngine implements Engine {
         }
       }
       if (!chosen) {
-        // A result cut out of a loop keeps what came before the loop: it yields to a whole result
-        // that is likely enough, not to a high-temperature sample of noise.
+        // A result cut out of a loop keeps only what came before the loop: any whole result that
+        // passed the repetition checks is preferred to it (the audio after the loop is heard there).
         const sound = tried.filter((a) => a.ratio <= decoding.compressionRatioThreshold && !a.overrun);
-        const likely = sound.filter((a) => !a.result.looped && a.result.avgLogprob >= decoding.logProbThreshold);
-        const pool = likely.length > 0 ? likely : sound.length > 0 ? sound : tried;
+        const whole = sound.filter((a) => !a.result.looped);
+        const pool = whole.length > 0 ? whole : sound.length > 0 ? sound : tried;
         const best = pool.reduce((a, b) => (b.result.avgLogprob > a.result.avgLogprob ? b : a));
         chosen = { ...best, temperature: tried[tried.length - 1].temperature }; // the last one tried, as faster-whisper reports
       }
@@ -339,8 +339,11 @@ export class WhisperEngine implements Engine {
     // Punctuation alone (". . . .", Whisper's answer to some noise) is no speech either.
     if (!/[\p{L}\p{N}]/u.test(text)) return { ...NO_SPEECH, language: lang, stats, ...detected };
     // Whisper given audio it cannot make out may write its prompt's last words again ("1, 2, 3, 4"
-    // for a noisy "Billing." after "One two three four."): such a result is decoded again unprompted.
-    if (req.previousText && echoesPrompt(text, req.previousText)) return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
+    // for a noisy "Billing." after "One two three four."), continue it, or make up more words than
+    // the audio holds: such a result is decoded again unprompted.
+    if (req.previousText && promptLed(text, req.previousText, req.audio.length / WHISPER_SAMPLE_RATE)) {
+      return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
+    }
     const confidence = Math.round(Math.exp(weight > 0 ? weighted / weight : 0) * 1000) / 1000;
     return { text, language: lang, confidence, words, noSpeech: false, segments, stats, ...detected };
   }

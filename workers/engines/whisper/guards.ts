@@ -1,6 +1,12 @@
-/** Checks around a Whisper decode: the audio accepted (finite samples), silence by peak, a result that is its prompt's last words again. */
+/** Checks around a Whisper decode: the audio accepted (finite samples), silence by peak, a result its prompt led astray. */
+import { borrowsFromPrompt, SHORT_AUDIO_S, tooDense } from "./repetition.ts";
 
 const wordsOf = (text: string) => text.toLowerCase().split(/\s+/).map((w) => w.replace(/[^\p{L}\p{N}]+/gu, "")).filter((w) => w !== "");
+
+/** A decode of `seconds` of audio that its prompt led astray (see `WhisperEngine.transcribe`). */
+export function promptLed(text: string, prompt: string, seconds: number): boolean {
+  return echoesPrompt(text, prompt) || tooDense(text, seconds) || (seconds < SHORT_AUDIO_S && borrowsFromPrompt(text, prompt));
+}
 
 /** `text` is the end of `prompt` again, word for word (two words or more, or eight letters and digits). */
 export function echoesPrompt(text: string, prompt: string): boolean {

@@ -55,3 +55,23 @@ describe("a decode that writes its prompt again", () => {
     expect(echoesPrompt("", "anything")).toBe(false);
   });
 });
+
+describe("text denser than speech", () => {
+  test("tooDense: more words (a digit as a word) than the audio can hold", async () => {
+    const { spokenWords, tooDense } = await import("./repetition.ts");
+    expect(spokenWords("Call me back on 650-319-8847, any time.")).toBe(4 + 10 + 2);
+    expect(tooDense("3, 2, 3, 4, 3, 4, 3, 4", 0.76)).toBe(true);
+    expect(tooDense("Billing.", 0.76)).toBe(false);
+    expect(tooDense("1, 2, 3, 4", 1.6)).toBe(false);
+    expect(tooDense("You can reach me at 415-555-0132.", 3.5)).toBe(false);
+  });
+});
+
+describe("a short decode borrowing from its prompt", () => {
+  test("borrowsFromPrompt: two words in a row of the prompt's end", async () => {
+    const { borrowsFromPrompt } = await import("./repetition.ts");
+    expect(borrowsFromPrompt("992 main menu", "No thanks. 592. Main menu. Do. Okay.")).toBe(true);
+    expect(borrowsFromPrompt("Nine.", "No thanks. 592. Main menu.")).toBe(false);
+    expect(borrowsFromPrompt("Yes please.", "Billing.")).toBe(false);
+  });
+});

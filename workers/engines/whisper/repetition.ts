@@ -57,3 +57,45 @@ export function lastClosedSegment(tokens: readonly number[], isTimestamp: (t: nu
   for (let i = tokens.length - 1; i >= 1; i--) if (isTimestamp(tokens[i]!) && !isTimestamp(tokens[i - 1]!)) return i;
   return -1;
 }
+
+/**
+ * Words a speaker says per second at most, a digit counting as a word ("415" is said as three):
+ * a fast speaker says four or five. A decode holding more than this per second of its audio (plus
+ * `DENSITY_SLACK`) made words up, as Whisper does on audio it cannot make out when its prompt
+ * gives it text to go on ("1, 2, 3, 4" then "3, 2, 3, 4, 3, 4, 3, 4" for a 0.5-s "Billing.").
+ */
+export const MAX_WORDS_PER_SECOND = 6;
+const DENSITY_SLACK = 2;
+
+/** Words of `text` as said: digits one by one, other words as written. */
+export function spokenWords(text: string): number {
+  let n = 0;
+  for (const w of text.split(/\s+/)) {
+    const digits = (w.match(/\p{N}/gu) ?? []).length;
+    n += digits > 0 ? digits : /[\p{L}]/u.test(w) ? 1 : 0;
+  }
+  return n;
+}
+
+/** `text` holds more words than `seconds` of audio can (see `MAX_WORDS_PER_SECOND`). */
+export function tooDense(text: string, seconds: number): boolean {
+  return spokenWords(text) > MAX_WORDS_PER_SECOND * seconds + DENSITY_SLACK;
+}
+
+/** Audio shorter than this (s) is checked for words borrowed from its prompt (`borrowsFromPrompt`). */
+export const SHORT_AUDIO_S = 2.5;
+
+const plainWords = (text: string) => text.toLowerCase().split(/\s+/).map((w) => w.replace(/[^\p{L}\p{N}]+/gu, "")).filter((w) => w !== "");
+
+/**
+ * `text` (the decode of a short utterance) repeats two words in a row of its prompt's last twenty:
+ * on a word or two it cannot make out, Whisper continues or copies its prompt ("592 main menu" for
+ * "Nine." after "592. Main menu."). Such a decode is made again without the prompt; where the
+ * speaker did say them again, that decode says so too.
+ */
+export function borrowsFromPrompt(text: string, prompt: string): boolean {
+  const t = plainWords(text);
+  const p = plainWords(prompt).slice(-20);
+  const pairs = new Set(p.slice(1).map((w, i) => `${p[i]} ${w}`));
+  return t.slice(1).some((w, i) => pairs.has(`${t[i]} ${w}`));
+}
