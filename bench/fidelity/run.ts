@@ -29,7 +29,7 @@ import { sharedAudio, startTestService } from "../../test/helpers/server.ts";
 import { catalogueEntry } from "../../workers/catalogue/entries.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import { readWavFile } from "../../workers/dsp/wav.ts";
-import { DEFAULT_DECODING } from "../../workers/engines/whisper/engine.ts";
+import { DEFAULT_DECODING } from "../../workers/engines/whisper/decoding-options.ts";
 import { startWhisperLive, whisperLiveStream } from "../lib/whisperlive.ts";
 import { ct2Dir, fasterWhisper } from "../wer/ct2.ts";
 import { CATEGORIES, type Category, type Clip, clipSet, fileHash } from "./clips.ts";

@@ -15,7 +15,9 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createResampler } from "../../server/audio/resampler.ts";
-import { STREAMING_PROFILES, UtteranceStream, streamingProfile, type StreamDecodeRequest } from "../../server/session/streaming.ts";
+import { STREAMING_PROFILES, streamingProfile } from "../../server/session/profiles.ts";
+import type { StreamDecodeRequest } from "../../server/session/stream-types.ts";
+import { UtteranceStream } from "../../server/session/streaming.ts";
 import { createEndpointer } from "../../server/vad/endpointer.ts";
 import { modelsDir, vadModelsDir } from "../../test/asr/models.ts";
 import { referenceTexts } from "../../test/asr/stream.ts";

@@ -36,7 +36,7 @@ import { normalizeWords, wordEdits } from "../../test/asr/wer.ts";
 import { catalogueEntry } from "../../workers/catalogue/entries.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import { readWavFile } from "../../workers/dsp/wav.ts";
-import { DEFAULT_DECODING } from "../../workers/engines/whisper/engine.ts";
+import { DEFAULT_DECODING } from "../../workers/engines/whisper/decoding-options.ts";
 import { ct2Dir, fasterWhisper } from "./ct2.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");

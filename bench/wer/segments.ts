@@ -21,7 +21,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { createAudioFrontend, FRONTEND_SAMPLE_RATE } from "../../server/audio/frontend.ts";
 import { createResampler, type ResamplerQuality } from "../../server/audio/resampler.ts";
-import type { EndpointerOptions } from "../../server/vad/endpointer.ts";
+import type { EndpointerOptions } from "../../server/vad/endpointer-types.ts";
 import { sharedAudio } from "../../test/helpers/server.ts";
 import { modelsDir, vadModelsDir } from "../../test/asr/models.ts";
 import { referenceTexts } from "../../test/asr/stream.ts";

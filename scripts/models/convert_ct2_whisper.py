@@ -455,7 +455,7 @@ def variable_length_encoder(path: Path, positions: int) -> None:
     which fixes the input at 2 x positions frames. Here that table is sliced to the length of the
     convolutions' output first, and the input's frame count and the output's length become symbolic.
     On 3000 frames the graph computes what it did (the slice is the whole table); the service gives
-    short utterances a shorter window (`encoderWindowSamples` in workers/engines/whisper/engine.ts).
+    short utterances a shorter window (`encoderWindowSamples` in workers/engines/whisper/decoding-options.ts).
     """
     import onnx
     from onnx import helper, numpy_helper

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { alaw } from "alawmulaw";
 import { SileroVad } from "../../workers/engines/vad/silero.ts";
-import type { UtteranceFinalEvent } from "../vad/endpointer.ts";
+import type { UtteranceFinalEvent } from "../vad/endpointer-types.ts";
 import { createAudioFrontend, type FrontendEvent } from "./frontend.ts";
 import { createResampler } from "./resampler.ts";
 import { readWavFile } from "../../workers/dsp/wav.ts";

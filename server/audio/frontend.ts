@@ -10,12 +10,8 @@
  */
 
 import type { VadModel, VadStream } from "../../workers/contract/vad.ts";
-import {
-  createEndpointer,
-  type Endpointer,
-  type EndpointerEvent,
-  type EndpointerOptions,
-} from "../vad/endpointer.ts";
+import { createEndpointer } from "../vad/endpointer.ts";
+import type { Endpointer, EndpointerEvent, EndpointerOptions } from "../vad/endpointer-types.ts";
 import { createAudioDecoder, type AudioDecoder, type DecoderWarning } from "./decoder.ts";
 import type { AudioFormat } from "./format.ts";
 import { createResampler, type Resampler, type ResamplerQuality } from "./resampler.ts";

@@ -5,7 +5,7 @@
  */
 import type { TranscribeRequest } from "../../workers/contract/types.ts";
 import { liveDefaults } from "../options/defaults.ts";
-import { streamingProfile } from "../session/streaming.ts";
+import { streamingProfile } from "../session/profiles.ts";
 
 const RATE = 16_000;
 

@@ -5,7 +5,7 @@
  */
 import * as schemas from "../../generated/openapi/schemas.gen.ts";
 import type { EndOfTurnDefaults, LanguageConfig, LatencyProfileSettings, LiveDefaults, LiveSessionInit, MessagesConfig } from "../../generated/openapi/types.gen.ts";
-import { STREAMING_PROFILES, type StreamingProfile } from "../session/streaming.ts";
+import { STREAMING_PROFILES, type StreamingProfile } from "../session/profiles.ts";
 
 interface JsonSchema {
   default?: unknown;

@@ -22,7 +22,7 @@ import { MessageFactory, type SessionMessage } from "./messages.ts";
 import { Outlet } from "./outlet.ts";
 import type { PersistedSession } from "./persist.ts";
 import { createSessionRecording, type SessionRecording } from "./recording-spool.ts";
-import { streamingProfile } from "./streaming.ts";
+import { streamingProfile } from "./profiles.ts";
 import { Transcriber } from "./transcriber.ts";
 
 /** The voice activity detector the front end runs (loaded once by the composition root). */

@@ -18,6 +18,18 @@ export function normalizeWord(word: string): string {
 
 const same = (a: WordTiming, b: WordTiming) => normalizeWord(a.word) === normalizeWord(b.word);
 
+/** Longest common prefix (in words) of all the hypotheses. */
+export function agreedPrefix(hypotheses: WordTiming[][]): number {
+  if (hypotheses.length === 0) return 0;
+  let n = Math.min(...hypotheses.map((h) => h.length));
+  for (const h of hypotheses.slice(1)) {
+    let i = 0;
+    while (i < n && same(h[i]!, hypotheses[0]![i]!)) i++;
+    n = i;
+  }
+  return n;
+}
+
 /**
  * Edits per committed character up to which a decode still counts as repeating the committed text
  * (a re-spelled or dropped word); beyond it the words are matched as `alignToCommitted` does.

@@ -1,14 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { TranscribeResult, WordTiming } from "../../workers/contract/types.ts";
-import {
-  STREAMING_PROFILES,
-  UtteranceStream,
-  agreedPrefix,
-  type StreamDecodeRequest,
-  type StreamView,
-  type StreamingProfile,
-} from "./streaming.ts";
-import { afterCommitted, afterReread, alignToCommitted, normalizeWord } from "./overlap.ts";
+import { STREAMING_PROFILES, type StreamingProfile } from "./profiles.ts";
+import type { StreamDecodeRequest, StreamView } from "./stream-types.ts";
+import { UtteranceStream } from "./streaming.ts";
+import { afterCommitted, afterReread, agreedPrefix, alignToCommitted, normalizeWord } from "./overlap.ts";
 
 const RATE = 16000;
 

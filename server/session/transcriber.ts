@@ -13,42 +13,19 @@
  * as it is recognized), which bounds the acknowledgments.
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
-import { NoCapacityError, type DecodePriority, type InferenceCoordinator, type TranscribeResult } from "../../workers/contract/types.ts";
 import { FRONTEND_SAMPLE_RATE, type FrontendEvent } from "../audio/frontend.ts";
-import type { Logger } from "../log.ts";
-import type { AppliedOptions } from "../options/defaults.ts";
-import { previousText, sessionVocabulary } from "./context.ts";
+import { previousText } from "./context.ts";
+import { decodeForStream, transcribeWithRetry, type DecodeJobs } from "./decode-jobs.ts";
 import { type HeldFinal, NumberHold } from "../enrich/hold.ts";
-import type { EnrichmentPipeline } from "./enrich.ts";
-import { round3, type MessageFactory, type MessageFlag, type SessionMessage } from "./messages.ts";
-import type { PersistedSession } from "./persist.ts";
-import { streamingProfile, UtteranceStream, type StreamDecodeRequest, type StreamingProfile, type StreamView } from "./streaming.ts";
+import type { SessionMessage } from "./messages.ts";
+import { streamingProfile, type StreamingProfile } from "./profiles.ts";
+import type { StreamView } from "./stream-types.ts";
+import { UtteranceStream } from "./streaming.ts";
+import type { RecognitionState, TranscriberHost } from "./transcriber-host.ts";
+import { toUtterance, viewResult } from "./utterance.ts";
 
-/** How long a final transcription waits for inference capacity before its utterance is reported failed. */
-const FINAL_CAPACITY_WAIT_MS = 120_000;
 /** Margin before a detected speech start that may belong to its utterance (pre-roll plus padding). */
 const OPEN_UTTERANCE_MARGIN_S = 0.5;
-
-/** What the transcriber needs from its session. */
-export interface TranscriberHost {
-  readonly id: string;
-  readonly options: AppliedOptions;
-  readonly coordinator: InferenceCoordinator;
-  readonly log: Logger;
-  readonly messages: MessageFactory;
-  readonly enrichment: EnrichmentPipeline;
-  emit(message: SessionMessage): void;
-  /** Whether the socket or the callback URL wants messages of `flag`. */
-  wants(flag: MessageFlag): boolean;
-  /** Sends an `error` message. */
-  error(message: string, code: string): void;
-  isEnded(): boolean;
-  /** More audio is transcribed (a pause's speculative final returned, a final recognized or handled): acknowledgments may move on. */
-  transcribed(): void;
-}
-
-/** What a restarted transcriber continues from. */
-export type RecognitionState = Pick<PersistedSession, "utterances" | "finalIds" | "indexBase" | "lastFinalEnd" | "transcriptionTimeS" | "suppressBefore">;
 
 interface PendingFinal {
   channel: number;
@@ -110,6 +87,8 @@ export class Transcriber {
   private readonly indexBase: number[];
   /** Final utterances as recognized, before the add-ons rewrote them: the recognizer's context (a prompt of masks would teach it masks). */
   private readonly heard: Utterance[] = [];
+  /** What this session's decode jobs are built from (`decode-jobs.ts`). */
+  private readonly jobs: DecodeJobs;
   /** Finals ending inside a spoken number wait here for the rest of it (off with `turn_router`). */
   private readonly hold: NumberHold<PendingFinal> | null;
   /** Session time (s) up to which the front end has read the audio (all channels alike). */
@@ -126,6 +105,7 @@ export class Transcriber {
     this.openKey = Array.from({ length: channels }, () => null);
     this.indexBase = restored ? restored.indexBase : new Array(channels).fill(0);
     this.streaming = streamingProfile(host.options.profile);
+    this.jobs = { host, heard: this.heard, profile: this.streaming };
     this.hold = host.options.turn_router ? null : new NumberHold<PendingFinal>((f) => this.enqueueExpiry(f));
     if (restored) {
       this.utterances.push(...restored.utterances);
@@ -268,7 +248,7 @@ export class Transcriber {
           sampleRate: FRONTEND_SAMPLE_RATE,
           // Read at each decode: the finals before this utterance may still be in recognition.
           context: () => previousText(this.heard, channel),
-          decode: (req, signal) => this.decodeForStream(channel, key, req, ++e.seq, signal),
+          decode: (req, signal) => decodeForStream(this.jobs, channel, key, req, ++e.seq, signal),
           onPartial: (v) => this.partialView(key, channel, start, v),
           holdPartialsMs: this.streaming.partialHoldMs,
         }),
@@ -288,7 +268,7 @@ export class Transcriber {
     const stale = () => this.finalized.has(key) || this.host.isEnded();
     if (stale() || v.text === "") return;
     this.hold?.heard(channel, start, v.text);
-    const utterance = this.toUtterance(viewResult(v), channel, start, start + v.end);
+    const utterance = toUtterance(this.host.options, viewResult(v), channel, start, start + v.end);
     if (!this.host.enrichment.active) return this.deliver(key, false, utterance, []);
     void this.host.enrichment
       .partial(utterance, { id: key, channel })
@@ -298,17 +278,6 @@ export class Transcriber {
       .catch(() => {});
   }
 
-  /**
-   * One decode of a streamed utterance: a partial or a speculative final fails quietly (e.g. no
-   * capacity; the final then decodes anew), a final waits and retries.
-   */
-  private async decodeForStream(channel: number, key: string, req: StreamDecodeRequest, seq: number, signal?: AbortSignal): Promise<TranscribeResult> {
-    const extra: DecodeExtra = { previousText: req.previousText, beamSize: req.beamSize, signal, ...(req.speculative ? { priority: "speculative" } : {}) };
-    if (req.partial || req.speculative) return this.transcribe(channel, key, seq, req.audio, req.partial, extra);
-    const r = await this.transcribeWithRetry(channel, key, 1_000_000 + seq, req.audio, extra);
-    if (!r) throw new Error("final transcription failed");
-    return r;
-  }
 
   private final(channel: number, index: number, audio: Float32Array, start: number, end: number): void {
     if (start < (this.lastFinalEnd[channel] ?? 0) - 0.05) {
@@ -335,7 +304,7 @@ export class Transcriber {
         }, () => null)
       : this.recognitionChains[channel]!.then(async () => {
           const asked = performance.now();
-          const r = await this.transcribeWithRetry(channel, key, 1_000_000, audio, { beamSize: this.streaming.finalBeamSize });
+          const r = await transcribeWithRetry(this.jobs, channel, key, 1_000_000, audio, { beamSize: this.streaming.finalBeamSize });
           if (r) this.transcriptionTimeS += (performance.now() - asked) / 1000;
           return r;
         });
@@ -344,7 +313,7 @@ export class Transcriber {
     const before = this.recognitionChains[channel]!;
     this.recognitionChains[channel] = before.then(() => result).then(
       (r) => {
-        if (r && r.text.trim() !== "") this.heard.push(this.toUtterance(r, channel, start, end));
+        if (r && r.text.trim() !== "") this.heard.push(toUtterance(this.host.options, r, channel, start, end));
       },
       () => undefined,
     );
@@ -363,7 +332,7 @@ export class Transcriber {
       this.finalized.add(key);
       this.lastFinalEnd[channel] = end;
       if (r && r.text.trim() !== "" && !this.host.isEnded()) {
-        const recognized: HeldFinal<PendingFinal> = { id: key, utterance: this.toUtterance(r, channel, start, end), tokens: [pending], audio };
+        const recognized: HeldFinal<PendingFinal> = { id: key, utterance: toUtterance(this.host.options, r, channel, start, end), tokens: [pending], audio };
         for (const f of this.hold ? this.hold.offer(recognized) : [recognized]) await this.deliverFinal(f);
       } else this.settle([pending]);
       // Recognition may end long after its audio: the hold is judged on the audio seen by now.
@@ -413,98 +382,4 @@ export class Transcriber {
     this.host.emit(this.host.messages.transcript(key, isFinal, utterance));
     for (const m of extra) this.host.emit(m);
   }
-
-  /**
-   * A final of an admitted session waits for inference capacity (a backlog is not a reason to drop an
-   * utterance: admission refuses new sessions instead); only after FINAL_CAPACITY_WAIT_MS, or on any
-   * other failure, is the utterance reported failed with an `error` message.
-   */
-  private async transcribeWithRetry(channel: number, key: string, seq: number, audio: Float32Array, extra: DecodeExtra = {}): Promise<TranscribeResult | null> {
-    const deadline = Date.now() + FINAL_CAPACITY_WAIT_MS;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.transcribe(channel, key, seq, audio, false, extra);
-      } catch (e) {
-        if (e instanceof NoCapacityError && Date.now() < deadline) {
-          if (attempt === 5) this.host.log.warn("inference backlog: a final transcription is waiting for capacity", { utterance: key });
-          await Bun.sleep(Math.min(1000, 50 * 2 ** attempt));
-          continue;
-        }
-        this.host.log.error("transcription failed", { utterance: key, err: e });
-        this.host.error(`transcription of utterance ${key} failed: ${(e as Error).message}`, "transcription_failed");
-        return null;
-      }
-    }
-  }
-
-  private async transcribe(channel: number, key: string, seq: number, audio: Float32Array, partial: boolean, extra: DecodeExtra = {}): Promise<TranscribeResult> {
-    const { id, options } = this.host;
-    const languages = this.decodeLanguages();
-    const vocabulary = sessionVocabulary(options);
-    const previous = extra.previousText ?? previousText(this.heard, channel);
-    const job = {
-      sessionId: id,
-      utteranceId: key,
-      seq,
-      model: options.model,
-      priority: extra.priority ?? (partial ? "partial" : "final"),
-      request: {
-        audio,
-        partial,
-        streamKey: `${id}/${key}`,
-        languages,
-        ...(vocabulary.length > 0 ? { vocabulary } : {}),
-        ...(previous !== "" ? { previousText: previous } : {}),
-        ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
-        ...(this.streaming.lowLatencyDecodes ? { lowLatency: true } : {}),
-        ...(partial && this.streaming.shortPartialWindows ? { shortPartialWindows: true } : {}),
-      },
-    };
-    return this.host.coordinator.transcribe(job, extra.signal);
-  }
-
-  /**
-   * The languages a decode chooses from: those of `language_config`; without `code_switching` (and
-   * unless one language is set), the language of the session's first recognized final once there
-   * is one (restored sessions included: `heard` continues theirs). Undefined: any of the model's.
-   */
-  private decodeLanguages(): string[] | undefined {
-    const { languages, code_switching } = this.host.options.language_config;
-    if (!code_switching && languages.length !== 1) {
-      const first = this.heard.find((u) => u.language !== "");
-      if (first) return [first.language];
-    }
-    return languages.length > 0 ? languages : undefined;
-  }
-
-  private toUtterance(r: TranscribeResult, channel: number, start: number, end: number): Utterance {
-    const language = r.language || this.host.options.language_config.languages[0] || "";
-    const text = r.text.trim();
-    const words = r.words.length > 0 ? r.words : text !== "" ? [{ word: text, start: 0, end: end - start, confidence: r.confidence }] : [];
-    return {
-      start: round3(start),
-      end: round3(end),
-      confidence: round3(clamp01(r.confidence)),
-      channel,
-      words: words.map((w) => ({ word: w.word, start: round3(start + w.start), end: round3(start + w.end), confidence: round3(clamp01(w.confidence)) })),
-      text,
-      language,
-    };
-  }
 }
-
-/** Options of one decode besides the audio: the prompt text, the beam size of a final, and what aborts a streamed decode. */
-interface DecodeExtra {
-  previousText?: string;
-  beamSize?: number;
-  signal?: AbortSignal;
-  /** A speculative final (a final's is `final`, a partial's `partial`). */
-  priority?: DecodePriority;
-}
-
-/** A streamed view as an engine result (times from the utterance start). */
-function viewResult(v: StreamView): TranscribeResult {
-  return { text: v.text, language: v.language, confidence: v.confidence, words: v.words, noSpeech: v.text === "" };
-}
-
-const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);

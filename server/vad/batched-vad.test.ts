@@ -3,7 +3,8 @@ import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { BatchedVad } from "../../workers/engines/vad/batched.ts";
 import { SileroVad } from "../../workers/engines/vad/silero.ts";
-import { createEndpointer, type EndpointerEvent } from "./endpointer.ts";
+import { createEndpointer } from "./endpointer.ts";
+import type { EndpointerEvent } from "./endpointer-types.ts";
 
 const SHARED = path.resolve(import.meta.dir, "../../../shared");
 const MODEL = path.join(process.env.MODELS_DIR ?? path.join(SHARED, "models"), "silero-vad/silero_vad.onnx");

@@ -4,13 +4,8 @@ import { createAudioDecoder } from "../audio/decoder.ts";
 import { createResampler } from "../audio/resampler.ts";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { SileroVad } from "../../workers/engines/vad/silero.ts";
-import {
-  createEndpointer,
-  type EndpointerEvent,
-  type EndpointerOptions,
-  type UtteranceFinalEvent,
-  type UtterancePartialEvent,
-} from "./endpointer.ts";
+import { createEndpointer } from "./endpointer.ts";
+import type { EndpointerEvent, EndpointerOptions, UtteranceFinalEvent, UtterancePartialEvent } from "./endpointer-types.ts";
 
 const SHARED = path.resolve(import.meta.dir, "../../../shared");
 const MODEL = path.join(process.env.MODELS_DIR ?? path.join(SHARED, "models"), "silero-vad/silero_vad.onnx");

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
-import { STREAMING_PROFILES } from "../../server/session/streaming.ts";
+import { STREAMING_PROFILES } from "../../server/session/profiles.ts";
 import { normalizeWord } from "../../server/session/overlap.ts";
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";

@@ -7,7 +7,9 @@ import { join, resolve } from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
 import { WhisperEngine } from "../../workers/engines/whisper/index.ts";
 import type { WordTiming } from "../../workers/engines/types.ts";
-import { STREAMING_PROFILES, UtteranceStream, type StreamDecodeRequest, type StreamView } from "../../server/session/streaming.ts";
+import { STREAMING_PROFILES } from "../../server/session/profiles.ts";
+import type { StreamDecodeRequest, StreamView } from "../../server/session/stream-types.ts";
+import { UtteranceStream } from "../../server/session/streaming.ts";
 import { normalizeWord } from "../../server/session/overlap.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");

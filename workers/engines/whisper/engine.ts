@@ -8,66 +8,20 @@ import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { WHISPER_CHUNK_SAMPLES, WHISPER_SAMPLE_RATE, loadWhisperMelFilters, whisperLogMel } from "../../dsp/whisper-mel.ts";
 import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
-import type { Engine, EngineInfo, LanguageProbability, TranscribeRequest, TranscribeResult, WordTiming } from "../types.ts";
-import { loadWhisperConfig, type QuantizedChoice, type WhisperModelConfig } from "./config.ts";
-import { type DecoderCallTrace, type DecoderStep, WhisperDecoder } from "./decoder.ts";
+import type { Engine, EngineInfo, LanguageProbability, TranscribeRequest, WordTiming } from "../types.ts";
+import { loadWhisperConfig, type WhisperModelConfig } from "./config.ts";
+import { type DecoderStep, WhisperDecoder } from "./decoder.ts";
+import { DEFAULT_DECODING, TOKEN_SLACK, encoderWindowSamples, type WhisperDecodingOptions } from "./decoding-options.ts";
 import { WhisperEncoder } from "./encoder.ts";
-import { LogitFilters, decodeWindow, logSoftmax, type PhraseBias, type SearchResult } from "./search.ts";
+import type { WhisperEngineOptions, WhisperTranscribeRequest, WhisperTranscribeResult } from "./engine-types.ts";
+import { checkAudio, peak, promptLed } from "./guards.ts";
+import { contextPrompt, vocabularyBias } from "./prompt.ts";
+import { LogitFilters, decodeWindow, logSoftmax, type SearchResult } from "./search.ts";
 import { compressionRatio, spokenWeight, tokensToSegments, type TimedSegment } from "./segments.ts";
-import { borrowsFromPrompt, lastClosedSegment, SHORT_AUDIO_S, tooDense } from "./repetition.ts";
+import { lastClosedSegment } from "./repetition.ts";
 import { mulberry32 } from "../../util/prng.ts";
 import { stopIfAborted } from "../../util/abort.ts";
 
-export interface WhisperDecodingOptions {
-  /** Beam size for final results at temperature 0 (1 = greedy). Default 5. */
-  beamSize: number;
-  /** Temperatures tried in turn while a result fails the checks (finals only). */
-  temperatures: number[];
-  /** Above this gzip ratio a result is a fallback candidate; a final one still above is rejected. */
-  compressionRatioThreshold: number;
-  /** Below this average log-probability a result is a fallback candidate. */
-  logProbThreshold: number;
-  /** With the average log-probability also below `logProbThreshold`, the window is silence. */
-  noSpeechThreshold: number;
-  /** Emit timestamp tokens (segment and word timings). Default true. */
-  timestamps: boolean;
-  /** Seed of the sampler used at temperatures above 0. */
-  seed: number;
-  /**
-   * How a window shorter than 30 s is padded before the encoder: `"audio"` pads the audio with zeros
-   * (openai/whisper's reference log-mel), `"features"` pads the normalised log-mel with zeros
-   * (faster-whisper's front end). See `whisperLogMel`.
-   */
-  padding: "audio" | "features";
-  /** Audio whose peak stays below this (−60 dBFS) is silence: nothing is decoded (Whisper hallucinates on it). */
-  silencePeak: number;
-  /**
-   * Most tokens a window may yield per second of its audio (plus `TOKEN_SLACK`): speech gives 2–8
-   * (timestamps included), a decoder caught in a repetition loop runs on to the 224-token limit. A
-   * decode that reaches this budget stops there and counts as a failed one, like a repetitive
-   * result (temperature fallback, then rejected), so a runaway loop on a short utterance costs a
-   * few dozen decoder steps instead of 224.
-   */
-  maxTokensPerSecond: number;
-  /**
-   * The shortest encoder window (s) of a short utterance in a request for low latency
-   * (`TranscribeRequest.lowLatency`), where the encoder takes a variable number of frames (as
-   * `models pull` converts it): the window is then at least twice its audio, in 5-s steps, between
-   * this and 30 s (`encoderWindowSamples`). Other requests, and 30 here: every window is 30 s, as
-   * Whisper was trained.
-   */
-  shortestWindowS: number;
-  /**
-   * A partial whose request allows it (`TranscribeRequest.shortPartialWindows`) is encoded in the
-   * short window of a low-latency request (`encoderWindowSamples`) where the encoder takes a
-   * variable number of frames. Set per model in the catalogue where `bench/wer --partials
-   * --realtime` shows no word lost that way (bench/README.md, "Partials in short windows").
-   */
-  shortPartialWindows: boolean;
-}
-
-/** Tokens a window may yield beyond `maxTokensPerSecond` × its duration (the sot sequence's neighbours, a short word). */
-export const TOKEN_SLACK = 16;
 /** A window cut out of a loop resumes after its last whole segment when that ends at least this far (s) into it. */
 const MIN_LOOP_RESUME_S = 1;
 /** Most loop resumes per request: a final, a partial (each costs an encoder call). */
@@ -82,77 +36,6 @@ const SECONDS_PER_SPOKEN_WEIGHT = 0.06;
 /** A window decoded above this temperature is not used as the next window's prompt (faster-whisper's prompt_reset_on_temperature). */
 const PROMPT_RESET_TEMPERATURE = 0.5;
 
-export const DEFAULT_DECODING: WhisperDecodingOptions = {
-  beamSize: 5,
-  temperatures: [0, 0.2, 0.4, 0.6, 0.8, 1],
-  compressionRatioThreshold: 2.4,
-  logProbThreshold: -1,
-  noSpeechThreshold: 0.6,
-  timestamps: true,
-  seed: 1,
-  padding: "features",
-  silencePeak: 1e-3,
-  maxTokensPerSecond: 20,
-  shortestWindowS: 15,
-  shortPartialWindows: false,
-};
-
-/**
- * Samples of the encoder window for `samples` of audio (at most 30 s of it) and the shortest window
- * `shortestS`: twice the audio rounded up to 5 s, within [shortestS, 30] s. The encoder's attention
- * costs the square of its window: a 15-s window takes about a third of a 30-s one's time. The rest
- * of the window is padding, as in a 30-s one; a window barely longer than its audio loses words
- * (bench/README.md, "Shorter encoder windows").
- */
-export function encoderWindowSamples(samples: number, shortestS: number): number {
-  const step = 5 * WHISPER_SAMPLE_RATE;
-  const twice = Math.ceil((2 * samples) / step) * step;
-  const shortest = Math.ceil((Math.max(0, shortestS) * WHISPER_SAMPLE_RATE) / step) * step;
-  return Math.min(WHISPER_CHUNK_SAMPLES, Math.max(shortest, twice));
-}
-
-export interface WhisperEngineOptions {
-  /** Model directory (config.json, generation_config.json, encoder/decoder ONNX files). */
-  modelDir: string;
-  /** Directory with `multilingual.tiktoken` / `gpt2.tiktoken` and optionally `mel_80.f32`/`mel_128.f32`. */
-  assetsDir: string;
-  name?: string;
-  threads?: number;
-  nMels?: 80 | 128;
-  /** int8 files for both parts (true), neither (false, default) or the encoder only ("encoder"). */
-  preferQuantized?: QuantizedChoice;
-  decoding?: Partial<WhisperDecodingOptions>;
-  /** Task when a request names none (a catalogue entry may serve translation only). Default transcribe. */
-  task?: "transcribe" | "translate";
-  /** Voice-activity gate: when it returns false the audio is reported as no speech without decoding. */
-  vad?: (audio: Float32Array) => boolean | Promise<boolean>;
-  /** Called before every decoder run (diagnostics). */
-  onDecoderCall?: (trace: DecoderCallTrace) => void;
-}
-
-/** A request that may carry the caller's own voice-activity decision. */
-export interface WhisperTranscribeRequest extends TranscribeRequest {
-  /** False marks the audio as non-speech (e.g. from an upstream VAD): nothing is decoded. */
-  speech?: boolean;
-  /** Overrides of the decoding options for this call. */
-  decoding?: Partial<WhisperDecodingOptions>;
-}
-
-/** Timed segments of the last transcription, besides the engine-neutral result. */
-export interface WhisperTranscribeResult extends TranscribeResult {
-  segments: TimedSegment[];
-  /** Decoding statistics of the window(s): average log-probability, no-speech probability, gzip ratio. */
-  stats: { avgLogprob: number; noSpeechProb: number; compressionRatio: number; temperature: number }[];
-  /** Language probabilities of the first window when the language was detected, most likely first. */
-  languageProbabilities?: LanguageProbability[];
-}
-
-/** Prompt tokens after <|startofprev|>: openai/whisper's n_text_ctx / 2 − 1. */
-const MAX_PROMPT_TOKENS = 223;
-/** Of those, at most this many for the custom vocabulary; previous text fills the rest. */
-const MAX_VOCABULARY_TOKENS = 111;
-/** Logit bonus of a vocabulary phrase's next token at intensity 1 (0.5, the default: half of it). */
-const VOCABULARY_BIAS = 3;
 /** Most intra-op threads of the wider encoder. */
 const MAX_WIDE_THREADS = 4;
 
@@ -335,9 +218,9 @@ export class WhisperEngine implements Engine {
         const chosen = await this.chooseLanguage(hidden, req.languages);
         language = chosen.language;
         languageProbabilities = chosen.probabilities;
-        context = this.contextPrompt(req.previousText, req, language);
+        context = contextPrompt(this.tokenizer, req.previousText, req, language);
       }
-      const bias = this.vocabularyBias(req, language);
+      const bias = vocabularyBias(this.tokenizer, req, language);
       const sot = this.cfg.multilingual
         ? this.tokenizer.sotSequence(language, task, decoding.timestamps)
         : this.tokenizer.sotSequence(undefined, undefined, decoding.timestamps);
@@ -446,7 +329,7 @@ export class WhisperEngine implements Engine {
       // needed a high temperature: then the prompt restarts, as faster-whisper's prompt_reset_on_temperature.
       if (temperature > PROMPT_RESET_TEMPERATURE) promptFrom = segments.length;
       const previous = promptFrom === 0 ? [req.previousText ?? "", ...segments.map((x) => x.text)] : segments.slice(promptFrom).map((x) => x.text);
-      context = this.contextPrompt(previous.join(" "), req, language);
+      context = contextPrompt(this.tokenizer, previous.join(" "), req, language);
       seek += resume ? resume.samples : this.seekAdvance(tokens, window.length);
     }
     const text = segments.map((s) => s.text).join(" ").trim();
@@ -490,78 +373,11 @@ export class WhisperEngine implements Engine {
     return { language: probabilities[0].language, probabilities };
   }
 
-  /**
-   * Whisper's prompt (openai/whisper `initial_prompt` and `condition_on_previous_text`):
-   * <|startofprev|>, the vocabulary phrases (kept first, like faster-whisper's hotwords; ended by a
-   * full stop, without which English-only models take the list for words already spoken and skip
-   * them), then the end of the previous text, at most MAX_PROMPT_TOKENS in all.
-   */
-  private contextPrompt(previousText: string | undefined, req: TranscribeRequest, language: string): number[] {
-    const phrases = this.vocabularyFor(req, language).map((v) => v.phrase.trim()).filter((p) => p !== "");
-    const vocabulary = phrases.length > 0 ? this.tokenizer.encode(` ${phrases.join(", ")}.`).slice(0, MAX_VOCABULARY_TOKENS) : [];
-    const previous = (previousText ?? "").trim();
-    const room = MAX_PROMPT_TOKENS - vocabulary.length;
-    const history = previous !== "" ? this.tokenizer.encode(` ${previous}`).slice(-room) : [];
-    if (vocabulary.length + history.length === 0) return [];
-    return [this.tokenizer.sotPrev, ...vocabulary, ...history];
-  }
-
-  /**
-   * The vocabulary entries that apply to a decode in `language` (an entry naming another language
-   * does not), strongest first (the prompt's token budget drops the weakest), entries of intensity 0
-   * left out.
-   */
-  private vocabularyFor(req: TranscribeRequest, language: string): NonNullable<TranscribeRequest["vocabulary"]> {
-    return (req.vocabulary ?? [])
-      .filter((v) => v.intensity > 0 && (v.language === undefined || v.language === language))
-      .map((v, i) => ({ v, i }))
-      .sort((a, b) => b.v.intensity - a.v.intensity || a.i - b.i)
-      .map(({ v }) => v);
-  }
-
-  /** The entries (and their pronunciations) as phrases favoured while decoding, by their intensity. */
-  private vocabularyBias(req: TranscribeRequest, language: string): PhraseBias[] {
-    return this.vocabularyFor(req, language).flatMap((v) =>
-      [v.phrase, ...(v.pronunciations ?? [])]
-        .map((p) => p.trim())
-        .filter((p) => p !== "")
-        .map((p) => ({ tokens: this.tokenizer.encode(` ${p}`), bonus: VOCABULARY_BIAS * Math.min(1, v.intensity) })),
-    );
-  }
-
   async dispose(): Promise<void> {
     const wide = await this.wideEncoder?.session;
     this.wideEncoder = null;
     await wide?.release();
     await this.encoder.release();
     await this.decoderSession.release();
-  }
-}
-
-const wordsOf = (text: string) => text.toLowerCase().split(/\s+/).map((w) => w.replace(/[^\p{L}\p{N}]+/gu, "")).filter((w) => w !== "");
-
-/** A decode of `seconds` of audio that its prompt led astray (see `transcribe`). */
-function promptLed(text: string, prompt: string, seconds: number): boolean {
-  return echoesPrompt(text, prompt) || tooDense(text, seconds) || (seconds < SHORT_AUDIO_S && borrowsFromPrompt(text, prompt));
-}
-
-/** `text` is the end of `prompt` again, word for word (two words or more, or eight letters and digits). */
-export function echoesPrompt(text: string, prompt: string): boolean {
-  const t = wordsOf(text);
-  const p = wordsOf(prompt);
-  if (t.length === 0 || t.length > p.length || (t.length < 2 && t.join("").length < 8)) return false;
-  return t.every((w, i) => w === p[p.length - t.length + i]);
-}
-
-function peak(audio: Float32Array): number {
-  let p = 0;
-  for (let i = 0; i < audio.length; i++) p = Math.max(p, Math.abs(audio[i]));
-  return p;
-}
-
-function checkAudio(audio: Float32Array): void {
-  if (!(audio instanceof Float32Array)) throw new TypeError("audio must be a Float32Array");
-  for (let i = 0; i < audio.length; i++) {
-    if (!Number.isFinite(audio[i])) throw new RangeError(`audio sample ${i} is not a finite number`);
   }
 }

@@ -7,10 +7,13 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { EngineLoadOptions } from "../registry.ts";
 import type { Engine } from "../types.ts";
-import { type WhisperDecodingOptions, WhisperEngine } from "./engine.ts";
+import type { WhisperDecodingOptions } from "./decoding-options.ts";
+import { WhisperEngine } from "./engine.ts";
 
-export { WhisperEngine, DEFAULT_DECODING } from "./engine.ts";
-export type { WhisperEngineOptions, WhisperTranscribeRequest, WhisperTranscribeResult, WhisperDecodingOptions } from "./engine.ts";
+export { WhisperEngine } from "./engine.ts";
+export { DEFAULT_DECODING } from "./decoding-options.ts";
+export type { WhisperEngineOptions, WhisperTranscribeRequest, WhisperTranscribeResult } from "./engine-types.ts";
+export type { WhisperDecodingOptions } from "./decoding-options.ts";
 
 function findAssets(dir: string, explicit: unknown): string {
   const candidates = [

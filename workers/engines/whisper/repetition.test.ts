@@ -46,7 +46,7 @@ describe("repetition loops", () => {
 
 describe("a decode that writes its prompt again", () => {
   test("echoesPrompt: the prompt's last words again, word for word; a lone short word is not enough", async () => {
-    const { echoesPrompt } = await import("./engine.ts");
+    const { echoesPrompt } = await import("./guards.ts");
     expect(echoesPrompt("1, 2, 3, 4", "One. 1, 2, 3, 4.")).toBe(true);
     expect(echoesPrompt("Check my balance.", "Yes. Check my balance")).toBe(true);
     expect(echoesPrompt("Billing.", "1, 2, 3, 4.")).toBe(false);

@@ -1,0 +1,105 @@
+/**
+ * The transcriber's decode jobs: the request sent to the coordinator for an utterance's audio (prompt,
+ * languages, vocabulary, the latency profile's decode settings), and a final's wait for inference
+ * capacity and retries.
+ */
+import type { Utterance } from "../../generated/openapi/types.gen.ts";
+import { NoCapacityError, type DecodePriority, type TranscribeResult } from "../../workers/contract/types.ts";
+import { previousText, sessionVocabulary } from "./context.ts";
+import type { StreamingProfile } from "./profiles.ts";
+import type { StreamDecodeRequest } from "./stream-types.ts";
+import type { TranscriberHost } from "./transcriber-host.ts";
+
+/** How long a final transcription waits for inference capacity before its utterance is reported failed. */
+const FINAL_CAPACITY_WAIT_MS = 120_000;
+
+/** What a session's decode jobs are built from: its host, the finals it has heard (the prompt, the language), its latency profile. */
+export interface DecodeJobs {
+  host: TranscriberHost;
+  heard: readonly Utterance[];
+  profile: StreamingProfile;
+}
+
+/** Options of one decode besides the audio: the prompt text, the beam size of a final, and what aborts a streamed decode. */
+export interface DecodeExtra {
+  previousText?: string;
+  beamSize?: number;
+  signal?: AbortSignal;
+  /** A speculative final (a final's is `final`, a partial's `partial`). */
+  priority?: DecodePriority;
+}
+
+/**
+ * One decode of a streamed utterance: a partial or a speculative final fails quietly (e.g. no
+ * capacity; the final then decodes anew), a final waits and retries.
+ */
+export async function decodeForStream(jobs: DecodeJobs, channel: number, key: string, req: StreamDecodeRequest, seq: number, signal?: AbortSignal): Promise<TranscribeResult> {
+  const extra: DecodeExtra = { previousText: req.previousText, beamSize: req.beamSize, signal, ...(req.speculative ? { priority: "speculative" } : {}) };
+  if (req.partial || req.speculative) return transcribe(jobs, channel, key, seq, req.audio, req.partial, extra);
+  const r = await transcribeWithRetry(jobs, channel, key, 1_000_000 + seq, req.audio, extra);
+  if (!r) throw new Error("final transcription failed");
+  return r;
+}
+
+/**
+ * A final of an admitted session waits for inference capacity (a backlog is not a reason to drop an
+ * utterance: admission refuses new sessions instead); only after FINAL_CAPACITY_WAIT_MS, or on any
+ * other failure, is the utterance reported failed with an `error` message.
+ */
+export async function transcribeWithRetry(jobs: DecodeJobs, channel: number, key: string, seq: number, audio: Float32Array, extra: DecodeExtra = {}): Promise<TranscribeResult | null> {
+  const deadline = Date.now() + FINAL_CAPACITY_WAIT_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await transcribe(jobs, channel, key, seq, audio, false, extra);
+    } catch (e) {
+      if (e instanceof NoCapacityError && Date.now() < deadline) {
+        if (attempt === 5) jobs.host.log.warn("inference backlog: a final transcription is waiting for capacity", { utterance: key });
+        await Bun.sleep(Math.min(1000, 50 * 2 ** attempt));
+        continue;
+      }
+      jobs.host.log.error("transcription failed", { utterance: key, err: e });
+      jobs.host.error(`transcription of utterance ${key} failed: ${(e as Error).message}`, "transcription_failed");
+      return null;
+    }
+  }
+}
+
+export async function transcribe(jobs: DecodeJobs, channel: number, key: string, seq: number, audio: Float32Array, partial: boolean, extra: DecodeExtra = {}): Promise<TranscribeResult> {
+  const { id, options } = jobs.host;
+  const languages = decodeLanguages(jobs);
+  const vocabulary = sessionVocabulary(options);
+  const previous = extra.previousText ?? previousText(jobs.heard, channel);
+  const job = {
+    sessionId: id,
+    utteranceId: key,
+    seq,
+    model: options.model,
+    priority: extra.priority ?? (partial ? "partial" : "final"),
+    request: {
+      audio,
+      partial,
+      streamKey: `${id}/${key}`,
+      languages,
+      ...(vocabulary.length > 0 ? { vocabulary } : {}),
+      ...(previous !== "" ? { previousText: previous } : {}),
+      ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
+      ...(jobs.profile.lowLatencyDecodes ? { lowLatency: true } : {}),
+      ...(partial && jobs.profile.shortPartialWindows ? { shortPartialWindows: true } : {}),
+    },
+  };
+  return jobs.host.coordinator.transcribe(job, extra.signal);
+}
+
+/**
+ * The languages a decode chooses from: those of `language_config`; without `code_switching` (and
+ * unless one language is set), the language of the session's first recognized final once there
+ * is one (restored sessions included: `heard` continues theirs). Undefined: any of the model's.
+ */
+function decodeLanguages(jobs: DecodeJobs): string[] | undefined {
+  const { languages, code_switching } = jobs.host.options.language_config;
+  if (!code_switching && languages.length !== 1) {
+    const first = jobs.heard.find((u) => u.language !== "");
+    if (first) return [first.language];
+  }
+  return languages.length > 0 ? languages : undefined;
+}

@@ -1,0 +1,30 @@
+/** Checks around a Whisper decode: the audio accepted (finite samples), silence by peak, a result its prompt led astray. */
+import { borrowsFromPrompt, SHORT_AUDIO_S, tooDense } from "./repetition.ts";
+
+const wordsOf = (text: string) => text.toLowerCase().split(/\s+/).map((w) => w.replace(/[^\p{L}\p{N}]+/gu, "")).filter((w) => w !== "");
+
+/** A decode of `seconds` of audio that its prompt led astray (see `WhisperEngine.transcribe`). */
+export function promptLed(text: string, prompt: string, seconds: number): boolean {
+  return echoesPrompt(text, prompt) || tooDense(text, seconds) || (seconds < SHORT_AUDIO_S && borrowsFromPrompt(text, prompt));
+}
+
+/** `text` is the end of `prompt` again, word for word (two words or more, or eight letters and digits). */
+export function echoesPrompt(text: string, prompt: string): boolean {
+  const t = wordsOf(text);
+  const p = wordsOf(prompt);
+  if (t.length === 0 || t.length > p.length || (t.length < 2 && t.join("").length < 8)) return false;
+  return t.every((w, i) => w === p[p.length - t.length + i]);
+}
+
+export function peak(audio: Float32Array): number {
+  let p = 0;
+  for (let i = 0; i < audio.length; i++) p = Math.max(p, Math.abs(audio[i]));
+  return p;
+}
+
+export function checkAudio(audio: Float32Array): void {
+  if (!(audio instanceof Float32Array)) throw new TypeError("audio must be a Float32Array");
+  for (let i = 0; i < audio.length; i++) {
+    if (!Number.isFinite(audio[i])) throw new RangeError(`audio sample ${i} is not a finite number`);
+  }
+}
