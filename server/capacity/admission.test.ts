@@ -8,7 +8,7 @@ import { costMeter } from "./refine.ts";
 const cap = (model: string, engine: string) => ({ model, engine, languages: [], features: [], translationTargets: [], profiles: [] }) as unknown as ModelCapability;
 const TINY = cap("trantoria-1", "tiny");
 const BIG = cap("solaria-3", "big");
-const initial = (engine: string) => ({ tiny: 0.25, big: 1.5 })[engine] ?? 1;
+const initial = (engine: string) => ({ tiny: 0.25, big: 1.5 })[engine] ?? 1; // "big" is made up
 
 function admission(limit: number, opts: { held?: { id: string; model: string }[]; records?: Map<string, Partial<SessionRecord>>; now?: () => number } = {}) {
   const records = opts.records ?? new Map();

@@ -172,8 +172,9 @@ export const CATALOGUE: CatalogueEntry[] = [
     // whisper-base they lost one in Italian, so it keeps 30-s windows.
     options: { nMels: 80, decoding: { shortPartialWindows: true } },
     // the recognizer threads spent 0.12 s per audio-second at 4 real-time streams (bench/README.md):
-    // twice that to start with. The other entries' figures scale it with the model's size (guesses:
-    // admission refines each from the decodes it measures).
+    // twice that to start with. The other entries' figures are guesses from the models' sizes,
+    // refined by admission from the decodes it measures. A model whose figure exceeds the capacity
+    // is refused outright (500) and so never measured: keep them within one or two threads.
     streamCost: 0.25,
     description: "Whisper tiny.en, English only (ONNX, fp32 + int8)",
     license: "MIT",
@@ -223,7 +224,7 @@ export const CATALOGUE: CatalogueEntry[] = [
     features: [...PIPELINE_FEATURES, "language_detection", "translation"],
     translationTargets: ["en"],
     options: { nMels: 80 },
-    streamCost: 1.5,
+    streamCost: 0.75,
     description: "Whisper small, multilingual, translates to English (ONNX, fp32 + int8; hub only)",
     license: "MIT",
   },
@@ -238,7 +239,7 @@ export const CATALOGUE: CatalogueEntry[] = [
     features: [...PIPELINE_FEATURES, "language_detection"],
     translationTargets: [],
     options: { nMels: 128 },
-    streamCost: 4,
+    streamCost: 2,
     description: "Whisper large-v3-turbo, multilingual, transcription only (ONNX; hub only, unpinned)",
     license: "MIT",
   },
