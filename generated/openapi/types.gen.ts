@@ -1810,7 +1810,7 @@ export type CreateLiveSessionErrors = {
      */
     500: ErrorResponse;
     /**
-     * The sessions already admitted use the inference capacity (`error` is `no_capacity`; the `retry-after` header gives the seconds to wait before retrying, with backoff after that), or the service is busy or cannot answer now (no `error`, no `retry-after`).
+     * The sessions already admitted use the inference capacity, or inference cannot be reached now (`error` is `no_capacity`; the `retry-after` header gives the seconds to wait before retrying, with backoff after that), or the service cannot answer now (no `error`, no `retry-after`: retry with backoff).
      */
     503: ErrorResponse;
 };

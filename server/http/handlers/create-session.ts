@@ -18,14 +18,14 @@ import { semanticErrors } from "../../options/rules.ts";
 import { defaultModel, installHint } from "../../serving.ts";
 
 const NO_ENDPOINT = "no inference endpoint available";
-/** Seconds a client refused for capacity is told to wait before it retries (`retry-after`). */
-const CAPACITY_RETRY_AFTER_S = 5;
+/** How long a client refused for capacity is told to wait before it retries (seconds). */
+const RETRY_AFTER = { "retry-after": "5" };
 
 /** The answer to a session admission refused (`Admission.reserve`). */
 function capacityRefusal(model: string, seat: Extract<Seat, { ok: false }>): ApiError {
   const figures = `a stream costs ${seat.cost.toFixed(2)} engine-seconds per second; admitted sessions ${seat.load.toFixed(2)}; limit ${seat.limit.toFixed(2)}`;
   if (seat.refusal === "no_room") return new ApiError(500, `${NO_ENDPOINT}: no engine has room for one stream of model ${model} (${figures})`, "no_inference_endpoint");
-  return new ApiError(503, `inference is at capacity, retry later (${figures})`, "no_capacity", null, { "retry-after": String(CAPACITY_RETRY_AFTER_S) });
+  return new ApiError(503, `inference is at capacity, retry later (${figures})`, "no_capacity", null, RETRY_AFTER);
 }
 
 export const createLiveSession: Handler<"createLiveSession"> = async ({ info, principal, deps, query, body, reply }) => {
@@ -60,7 +60,7 @@ export const createLiveSession: Handler<"createLiveSession"> = async ({ info, pr
   try {
     caps = narrowCapabilities(await deps.coordinator.capabilities(), deps.config.modelsDir);
   } catch (e) {
-    if (e instanceof NoCapacityError) throw new ApiError(503, "inference is busy, retry later", "no_capacity");
+    if (e instanceof NoCapacityError) throw new ApiError(503, "inference is busy, retry later", "no_capacity", null, RETRY_AFTER);
     throw e;
   }
   // Options accepted and ignored run as switched off: the applied options say what runs.
