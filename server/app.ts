@@ -24,10 +24,10 @@ const generatedDir = new URL("../generated/", import.meta.url);
 /** The peer address of each request, set by the Bun server before the app sees the request. */
 export const peerAddress = new WeakMap<Request, string>();
 
-function errorResponse(status: number, info: Pick<RequestInfo, "path" | "requestId">, e: Pick<ApiError, "message" | "reason" | "validationErrors">): Response {
+function errorResponse(status: number, info: Pick<RequestInfo, "path" | "requestId">, e: Pick<ApiError, "message" | "reason" | "validationErrors"> & { headers?: Record<string, string> }): Response {
   return new Response(JSON.stringify(errorBody(status, info.path, info.requestId, e)), {
     status,
-    headers: { "content-type": "application/json", "x-request-id": info.requestId },
+    headers: { ...e.headers, "content-type": "application/json", "x-request-id": info.requestId },
   });
 }
 

@@ -38,6 +38,17 @@ export interface Config {
    * does not wait for them.
    */
   engineWarmUp: boolean;
+  /**
+   * Admission (`CAPACITY_HEADROOM`, default 0.8): a new session is admitted while the estimated load
+   * of the sessions admitted, itself included, stays within `engineThreads × capacityHeadroom`
+   * engine-seconds per second (embedded mode); 0 = no limit.
+   */
+  capacityHeadroom: number;
+  /**
+   * How often admission refines its stream-cost estimates from the decodes measured (ms; 0 = keep
+   * the catalogue's figures). Not an environment setting: tests set it.
+   */
+  capacityRefineMs: number;
 }
 
 /** A start refused for a reason the operator can fix (printed as one line by `main.ts`). */
@@ -59,6 +70,13 @@ function engineThreads(value: string | undefined): number {
   if (value === undefined || value === "") return availableParallelism();
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 64) throw new StartupError(`ENGINE_THREADS must be an integer 1..64, got ${value}`);
+  return n;
+}
+
+function headroom(value: string | undefined): number {
+  if (value === undefined || value === "") return 0.8;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 100) throw new StartupError(`CAPACITY_HEADROOM must be a number 0..100 (0 = no limit), got ${value}`);
   return n;
 }
 
@@ -87,6 +105,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: cors(env.CORS_ORIGINS),
     engineThreads: engineThreads(env.ENGINE_THREADS),
     engineWarmUp: env.ENGINE_WARM_UP === undefined || env.ENGINE_WARM_UP === "" ? true : bool(env.ENGINE_WARM_UP),
+    capacityHeadroom: headroom(env.CAPACITY_HEADROOM),
+    capacityRefineMs: 10_000,
   };
 }
 

@@ -1,5 +1,6 @@
 /** What the HTTP layer and the real-time gateway share: configuration, store, clock, inference, logging. */
 import type { InferenceCoordinator } from "../workers/contract/types.ts";
+import type { Admission } from "./capacity/admission.ts";
 import type { Readiness } from "./health/readiness.ts";
 import type { SessionDirectory } from "./cluster/directory.ts";
 import type { Clock } from "./clock.ts";
@@ -19,4 +20,6 @@ export interface AppDeps {
   recordingsDir: string;
   /** What the start still waits for (`GET /health/ready`); absent: ready. */
   readiness?: Readiness;
+  /** Capacity-aware admission of new sessions (`server/capacity/`); absent: every session is admitted. */
+  admission?: Admission;
 }

@@ -9,7 +9,7 @@
  *
  * This is the composition root: the only module that picks implementations (store, coordinator,
  * directory), loads the VAD model, builds the callback dispatcher and lends the metrics module the
- * live sessions and the coordinator's queue readings. The Redis implementations are imported only
+ * live sessions, the coordinator's queue readings and admission's capacity (`server/capacity/`). The Redis implementations are imported only
  * in distributed mode, so an embedded service answers soon after it starts.
  */
 import { LoadOnce } from "../common/load-once.ts";
@@ -22,6 +22,7 @@ import type { InferenceCoordinator, ModelCapability } from "../workers/contract/
 import { BatchedVad } from "../workers/engines/vad/batched.ts";
 import { createApp, peerAddress } from "./app.ts";
 import { bootstrapAccount } from "./bootstrap.ts";
+import { startCapacity } from "./capacity/index.ts";
 import { LocalDirectory, type SessionDirectory } from "./cluster/directory.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { loadConfig, StartupError, type Config } from "./config.ts";
@@ -145,6 +146,19 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     log,
     recordingsDir: path.join(config.dataDir, "recordings"),
   };
+  // Admission counts the sessions admitted against the embedded pool's threads (server/capacity/).
+  const pool = coordinator as { threads?: number; engineSeconds?: () => ReadonlyMap<string, number> };
+  const capacity = startCapacity({
+    threads: redisUrl ? null : (pool.threads ?? config.engineThreads),
+    headroom: config.capacityHeadroom,
+    refineMs: config.capacityRefineMs,
+    engineSeconds: typeof pool.engineSeconds === "function" ? () => pool.engineSeconds!.call(coordinator) : undefined,
+    capabilities: () => coordinator.capabilities(),
+    held: () => host.held(),
+    lookup: (id) => store.getSessionById(id),
+    now: () => deps.clock.now(),
+  });
+  deps.admission = capacity.admission;
   const app = createApp(deps);
   let callbacks: CallbackDispatcher | null = null;
   // Add-ons are on when their models are installed; the models load after the service listens.
@@ -162,11 +176,17 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       })),
   });
   const gateway = createGateway(deps, host);
-  const detachMetrics = attachSource({ gatewayId: directory.gatewayId, activeSessions: () => host.size, inference: inferenceSnapshot(coordinator) });
+  const detachMetrics = attachSource({
+    gatewayId: directory.gatewayId,
+    activeSessions: () => host.size,
+    inference: inferenceSnapshot(coordinator),
+    capacity: () => (capacity.admission.limited ? capacity.admission.snapshot() : Promise.resolve(null)),
+  });
 
   const cors = createCors(config.corsOrigins);
   const release = async () => {
     detachMetrics();
+    capacity.stop();
     if (!opts.directory) await directory.close();
     if (!opts.coordinator) await coordinator.close();
     if (!opts.store) await store.close();

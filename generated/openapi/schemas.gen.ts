@@ -1307,7 +1307,7 @@ export const ErrorResponseSchema = {
                 'null'
             ],
             default: null,
-            description: 'Machine-readable reason for some refusals, e.g. `ip_not_allowed`, `api_key_scope_denied`, `insufficient_credits`, `no_inference_endpoint`.'
+            description: 'Machine-readable reason for some refusals, e.g. `ip_not_allowed`, `api_key_scope_denied`, `insufficient_credits`, `no_inference_endpoint`, `no_capacity`.'
         }
     },
     examples: [

@@ -625,7 +625,7 @@ export type ErrorResponse = {
      */
     validation_errors?: Array<string> | null;
     /**
-     * Machine-readable reason for some refusals, e.g. `ip_not_allowed`, `api_key_scope_denied`, `insufficient_credits`, `no_inference_endpoint`.
+     * Machine-readable reason for some refusals, e.g. `ip_not_allowed`, `api_key_scope_denied`, `insufficient_credits`, `no_inference_endpoint`, `no_capacity`.
      */
     error?: string | null;
 };
@@ -1810,7 +1810,7 @@ export type CreateLiveSessionErrors = {
      */
     500: ErrorResponse;
     /**
-     * The service is busy or cannot answer now; retry after a short delay with backoff.
+     * The sessions already admitted use the inference capacity, or inference cannot be reached now (`error` is `no_capacity`; the `retry-after` header gives the seconds to wait before retrying, with backoff after that), or the service cannot answer now (no `error`, no `retry-after`: retry with backoff).
      */
     503: ErrorResponse;
 };

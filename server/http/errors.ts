@@ -23,6 +23,8 @@ export class ApiError extends Error {
     message: string,
     readonly reason: string | null = null,
     readonly validationErrors: string[] | null = null,
+    /** Headers of the answer besides the error body's (e.g. `retry-after` on a 503). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }

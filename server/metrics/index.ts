@@ -12,11 +12,15 @@
  *   stt_ack_latency_seconds                           last byte of an acknowledged range received → its acknowledgment sent
  *   stt_inference_*                                   queue depth, waiting, in flight, oldest job age (lag) per model;
  *                                                     workers, capacity and counters of the Redis queue (distributed)
+ *   stt_capacity_*                                    admission (embedded, with a limit): the limit, the load of the
+ *                                                     sessions admitted and one stream's cost per model, the load
+ *                                                     ratio, sessions refused for capacity
  *   process_*, nodejs_*                               prom-client's default process metrics
  */
 import { createRequire } from "node:module";
 import type * as Prom from "prom-client";
 import type { CoordinatorMetrics, ModelQueueMetrics } from "../../workers/public.ts";
+import type { CapacitySnapshot } from "../capacity/admission.ts";
 
 /**
  * prom-client's classes, each from its own file: the package's index also loads the Pushgateway
@@ -182,12 +186,15 @@ export interface MetricsSource {
   gatewayId: string;
   activeSessions(): number;
   inference(): Promise<InferenceSnapshot>;
+  /** Admission's readings; null or absent when no limit applies. */
+  capacity?(): Promise<CapacitySnapshot | null>;
 }
 
 /** One source read once per scrape. */
 interface SourceSnapshot extends InferenceSnapshot {
   gateway: string;
   sessions: number;
+  capacity: CapacitySnapshot | null;
 }
 
 const sources = new Set<MetricsSource>();
@@ -204,7 +211,8 @@ export function attachSource(source: MetricsSource): () => void {
 
 async function read(source: MetricsSource): Promise<SourceSnapshot> {
   const { redis, pool } = await source.inference().catch((): InferenceSnapshot => ({ redis: null, pool: null }));
-  return { gateway: source.gatewayId, sessions: source.activeSessions(), redis, pool };
+  const capacity = source.capacity ? await source.capacity().catch(() => null) : null;
+  return { gateway: source.gatewayId, sessions: source.activeSessions(), redis, pool, capacity };
 }
 
 /** The sources' snapshots, read once for all the collectors of one scrape. */
@@ -256,6 +264,18 @@ collected("counter", "stt_inference_dead_lettered_total", "Jobs moved to the dea
 collected("counter", "stt_inference_resent_total", "Jobs re-sent after Redis lost them (distributed).", ["gateway"], perGateway((m) => m.resent));
 collected("counter", "stt_inference_duplicate_results_total", "Duplicate results ignored (distributed).", ["gateway"], perGateway((m) => m.duplicateResults));
 collected("counter", "stt_inference_refused_total", "Jobs refused because the model's queue was full (distributed).", ["gateway"], perGateway((m) => m.refused));
+
+const perCapacityModel = (pick: (m: CapacitySnapshot["models"][number]) => number) => (s: SourceSnapshot): Sample[] =>
+  s.capacity ? s.capacity.models.map((m) => [{ gateway: s.gateway, model: m.model }, pick(m)]) : [];
+const totalLoad = (c: CapacitySnapshot) => c.models.reduce((sum, m) => sum + m.load, 0);
+collected("gauge", "stt_capacity_limit_engine_seconds", "Engine-seconds per second the sessions admitted may need together (engine threads × CAPACITY_HEADROOM).", ["gateway"], (s) => (s.capacity ? [[{ gateway: s.gateway }, s.capacity.limit]] : []));
+collected("gauge", "stt_capacity_load_engine_seconds", "Estimated engine-seconds per second the sessions admitted of the model need (sessions × stream cost).", byModel, perCapacityModel((m) => m.load));
+collected("gauge", "stt_capacity_sessions", "Sessions admitted of the model that count against the limit (held, or created and not yet connected).", byModel, perCapacityModel((m) => m.sessions));
+collected("gauge", "stt_capacity_stream_cost", "Estimated engine-seconds one real-time stream of the model costs per second of audio.", byModel, perCapacityModel((m) => m.streamCost));
+collected("gauge", "stt_capacity_load_ratio", "Estimated load of the sessions admitted over the limit (1 = full).", ["gateway"], (s) => (s.capacity && s.capacity.limit > 0 ? [[{ gateway: s.gateway }, totalLoad(s.capacity) / s.capacity.limit]] : []));
+collected("counter", "stt_sessions_refused_capacity_total", "Sessions refused at POST /v2/live for capacity: reason=saturated (503) or no_room (500, one stream exceeds the limit).", ["gateway", "reason"], (s) =>
+  s.capacity ? (Object.entries(s.capacity.refused) as [string, number][]).map(([reason, n]) => [{ gateway: s.gateway, reason }, n]) : [],
+);
 
 /** The Prometheus text exposition of every metric (the collectors read the sources now). */
 export async function scrape(): Promise<{ body: string; contentType: string }> {

@@ -64,6 +64,11 @@ export class SessionHost {
     return this.sessions.size;
   }
 
+  /** The sessions held here, with their public model (admission counts them). */
+  *held(): IterableIterator<{ id: string; model: string }> {
+    for (const s of this.sessions.values()) yield { id: s.id, model: s.options.model };
+  }
+
   /** True once `shutdown` began. */
   get shuttingDown(): boolean {
     return this.stopping;

@@ -10,6 +10,7 @@
  * are built by `assemble.ts`; this module only sequences them.
  */
 import type { AudioFormat } from "../audio/format.ts";
+import { audioStreamed } from "../capacity/streamed.ts";
 import { audioArrived, messageSent } from "../metrics/index.ts";
 import type { AppliedOptions } from "../options/defaults.ts";
 import { RESUME_WINDOW_MS, SILENCE_TIMEOUT_MS } from "../session-records/limits.ts";
@@ -204,7 +205,9 @@ export class LiveSession {
   private accept(fresh: Uint8Array): void {
     // The plan's maximum duration: audio past it is not taken, and the recording stops there.
     const { bytes, cut, offset } = this.parts.intake.take(fresh);
-    audioArrived(this, this.acks.secondsAt(offset), this.acks.secondsAt(offset + bytes.length));
+    const [from, until] = [this.acks.secondsAt(offset), this.acks.secondsAt(offset + bytes.length)];
+    audioArrived(this, from, until);
+    audioStreamed(this.options.model, until - from);
     this.enqueue(() => this.process(bytes));
     if (cut && this.phase === "recording") this.stop("max_duration");
   }

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createClient, type Client } from "../../generated/openapi/client/index.ts";
 import { ManualClock } from "../../server/clock.ts";
+import type { Config } from "../../server/config.ts";
 import { createLogger } from "../../server/log.ts";
 import { startServer, type RunningServer } from "../../server/server.ts";
 import type { Plan, Scope } from "../../server/store/types.ts";
@@ -37,6 +38,8 @@ export interface TestServiceOptions {
   clock?: ManualClock;
   /** Shared by several services of one test file (see test/pipeline/helpers.ts). */
   coordinator?: InferenceCoordinator;
+  /** Settings that are not environment variables (e.g. `capacityRefineMs`). */
+  config?: Partial<Config>;
 }
 
 export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
@@ -56,8 +59,12 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
       ENGINE_THREADS: "1",
       // Engines load on first use, as most tests never decode (test/server/readiness.test.ts warms).
       ENGINE_WARM_UP: "0",
+      // No admission limit: tests open more sessions at once than one thread serves in real time
+      // (test/pipeline/capacity.test.ts sets one).
+      CAPACITY_HEADROOM: "0",
       ...opts.env,
     },
+    config: opts.config,
     clock,
     coordinator: opts.coordinator,
     log: quiet,

@@ -171,6 +171,11 @@ export const CATALOGUE: CatalogueEntry[] = [
     // Partials in short encoder windows lose no word here (bench/wer --partials --realtime); on
     // whisper-base they lost one in Italian, so it keeps 30-s windows.
     options: { nMels: 80, decoding: { shortPartialWindows: true } },
+    // the recognizer threads spent 0.12 s per audio-second at 4 real-time streams (bench/README.md):
+    // twice that to start with. The other entries' figures are guesses from the models' sizes,
+    // refined by admission from the decodes it measures. A model whose figure exceeds the capacity
+    // is refused outright (500) and so never measured: keep them within one or two threads.
+    streamCost: 0.25,
     description: "Whisper tiny.en, English only (ONNX, fp32 + int8)",
     license: "MIT",
   },
@@ -202,6 +207,7 @@ export const CATALOGUE: CatalogueEntry[] = [
     translationTargets: ["en"],
     // its unsigned-int8 encoder lost a word of leopard_test_it.wav; the signed one keeps every word (README, Models)
     options: { nMels: 80, preferQuantized: "signed-encoder" },
+    streamCost: 0.5,
     description: "Whisper base, multilingual, translates to English (ONNX, fp32 + int8)",
     license: "MIT",
   },
@@ -218,6 +224,7 @@ export const CATALOGUE: CatalogueEntry[] = [
     features: [...PIPELINE_FEATURES, "language_detection", "translation"],
     translationTargets: ["en"],
     options: { nMels: 80 },
+    streamCost: 0.75,
     description: "Whisper small, multilingual, translates to English (ONNX, fp32 + int8; hub only)",
     license: "MIT",
   },
@@ -232,6 +239,7 @@ export const CATALOGUE: CatalogueEntry[] = [
     features: [...PIPELINE_FEATURES, "language_detection"],
     translationTargets: [],
     options: { nMels: 128 },
+    streamCost: 2,
     description: "Whisper large-v3-turbo, multilingual, transcription only (ONNX; hub only, unpinned)",
     license: "MIT",
   },
@@ -276,6 +284,7 @@ export const CATALOGUE: CatalogueEntry[] = [
     languages: ["en"],
     features: [...PIPELINE_FEATURES],
     translationTargets: [],
+    streamCost: 0.2,
     description: "sherpa-onnx streaming Zipformer transducer, English (2023-06-26)",
     license: "Apache-2.0",
   },
@@ -291,6 +300,7 @@ export const CATALOGUE: CatalogueEntry[] = [
     languages: ["en"],
     features: [...PIPELINE_FEATURES],
     translationTargets: [],
+    streamCost: 0.1,
     description: "Moonshine micro isolated-token recognizer for command words (letters, digits, yes/no...); serves no public model, fp32",
     license: "MIT",
   },
@@ -307,6 +317,7 @@ export const CATALOGUE: CatalogueEntry[] = [
     features: [...PIPELINE_FEATURES],
     translationTargets: [],
     options: { preferQuantized: true },
+    streamCost: 0.1,
     description: "Moonshine micro isolated-token recognizer for command words; serves no public model, int8 weights",
     license: "MIT",
   },

@@ -80,6 +80,12 @@ export interface CatalogueEntry {
   translationTargets: string[];
   /** Loader settings passed to the family loader. */
   options?: Record<string, unknown>;
+  /**
+   * Recognizers: the engine-seconds one real-time stream costs per second of its audio, partials on
+   * (one engine thread = 1 engine-second per second). A conservative starting figure: admission
+   * (`server/capacity/`) starts from it and refines it from the decodes it measures. Absent: 1.
+   */
+  streamCost?: number;
   description: string;
   license: string;
 }

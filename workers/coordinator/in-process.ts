@@ -76,6 +76,16 @@ export class InProcessCoordinator implements InferenceCoordinator {
     return this.pool.run(this.specOf(serving.entry), job.request, signal, job.priority);
   }
 
+  /** Engine threads of the pool: the capacity admission shares among streams. */
+  get threads(): number {
+    return this.pool.threads;
+  }
+
+  /** Engine-seconds spent per engine (catalogue id) since the pool started (`EnginePool.engineSeconds`). */
+  engineSeconds(): ReadonlyMap<string, number> {
+    return this.pool.engineSeconds();
+  }
+
   /** Current pool load (running and queued jobs). */
   get load(): { running: number; queued: number; oldestQueuedMs: number } {
     return this.pool.load;

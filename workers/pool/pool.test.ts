@@ -17,6 +17,15 @@ describe("engine pool", () => {
     expect(r.text).toBe("a");
   });
 
+  test("counts the engine-seconds its jobs take, per engine", async () => {
+    const before = pool.engineSeconds().get(spec.id) ?? 0;
+    const started = performance.now();
+    await pool.run(spec, { audio, partial: false });
+    const spent = (pool.engineSeconds().get(spec.id) ?? 0) - before;
+    expect(spent).toBeGreaterThan(0);
+    expect(spent).toBeLessThanOrEqual((performance.now() - started) / 1000);
+  });
+
   test("rejects with NoCapacityError beyond one running job plus two queued", async () => {
     const runs = Array.from({ length: 5 }, () => pool.run(spec, { audio, partial: false }));
     const settled = await Promise.allSettled(runs);

@@ -51,6 +51,8 @@ interface Job {
   queuedAt: number;
   /** Warm-up: the worker (index) this job must run on, and the cores it asks for. */
   pinned?: { slot: number; cores: number };
+  /** performance.now() when a worker took it, and the cores it was given. */
+  started?: { at: number; cores: number };
 }
 
 interface Slot {
@@ -79,6 +81,8 @@ export class EnginePool {
   private overlappedAt = -Infinity;
   /** Jobs that ran with more than one core (diagnostics, tests). */
   widened = 0;
+  /** Engine-seconds spent per engine id (see `engineSeconds`). */
+  private readonly spent = new Map<string, number>();
 
   constructor(opts: EnginePoolOptions = {}) {
     this.threads = Math.max(1, Math.floor(opts.threads ?? Math.max(1, availableParallelism() - 1)));
@@ -92,6 +96,15 @@ export class EnginePool {
   get load(): { running: number; queued: number; oldestQueuedMs: number } {
     const oldest = this.queue[0];
     return { running: this.slots.filter((s) => s.job).length, queued: this.queue.length, oldestQueuedMs: oldest ? performance.now() - oldest.queuedAt : 0 };
+  }
+
+  /**
+   * Engine-seconds spent per engine id since the pool started: each job's time on its worker, from
+   * start to answer, times the cores it was given (aborted jobs count until their worker is free
+   * again; warm-up does not count). Admission measures a stream's cost from it.
+   */
+  engineSeconds(): ReadonlyMap<string, number> {
+    return this.spent;
   }
 
   /**
@@ -233,6 +246,7 @@ export class EnginePool {
   }
 
   private start(slot: Slot, job: Job, cores: number): void {
+    job.started = { at: performance.now(), cores };
     slot.job = job;
     const request = cores > 1 ? { ...job.request, cores } : job.request;
     slot.worker.postMessage({ type: "transcribe", jobId: job.id, spec: job.spec, request } satisfies ToWorker);
@@ -243,6 +257,7 @@ export class EnginePool {
     const job = slot.job;
     if (!job || job.id !== msg.jobId) return; // an aborted job's late answer
     slot.job = undefined;
+    this.count(job);
     if (msg.type === "result") this.settle(job, undefined, msg.result);
     else this.settle(job, Object.assign(new Error(msg.error.message), { name: msg.error.name }));
     this.drain(slot);
@@ -251,13 +266,23 @@ export class EnginePool {
   private onCrash(slot: Slot, err: Error): void {
     const index = this.slots.indexOf(slot);
     if (index < 0 || this.closed) return;
-    if (slot.job) this.settle(slot.job, err);
+    if (slot.job) {
+      this.count(slot.job);
+      this.settle(slot.job, err);
+    }
     slot.job = undefined;
     slot.worker.removeAllListeners();
     void slot.worker.terminate();
     const fresh = this.spawn();
     this.slots[index] = fresh;
     this.drain(fresh);
+  }
+
+  /** Adds a finished job's time on its worker to its engine's total. */
+  private count(job: Job): void {
+    if (job.pinned || !job.started) return;
+    const seconds = ((performance.now() - job.started.at) / 1000) * job.started.cores;
+    this.spent.set(job.spec.id, (this.spent.get(job.spec.id) ?? 0) + seconds);
   }
 
   private drain(slot: Slot): void {

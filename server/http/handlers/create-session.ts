@@ -1,4 +1,4 @@
-/** POST /v2/live: validate, check region/credits/capabilities/concurrency, store, answer the WebSocket URL. */
+/** POST /v2/live: validate, check region/credits/capabilities/capacity/concurrency, store, answer the WebSocket URL. */
 import { randomUUID } from "node:crypto";
 import { canServe } from "../../../workers/contract/can-serve.ts";
 import { NoCapacityError } from "../../../workers/contract/types.ts";
@@ -10,6 +10,7 @@ import { requestedFeatures } from "../../options/features.ts";
 import { missingAddon, narrowCapabilities } from "../../options/offered.ts";
 import { URL_TTL_MS } from "../../session-records/limits.ts";
 import { newSessionToken, sessionUrl } from "../../session-records/tokens.ts";
+import type { Seat } from "../../capacity/admission.ts";
 import type { SessionRecord } from "../../store/types.ts";
 import { ApiError, badRequest } from "../errors.ts";
 import type { Handler } from "../handler.ts";
@@ -17,6 +18,15 @@ import { semanticErrors } from "../../options/rules.ts";
 import { defaultModel, installHint } from "../../serving.ts";
 
 const NO_ENDPOINT = "no inference endpoint available";
+/** How long a client refused for capacity is told to wait before it retries (seconds). */
+const RETRY_AFTER = { "retry-after": "5" };
+
+/** The answer to a session admission refused (`Admission.reserve`). */
+function capacityRefusal(model: string, seat: Extract<Seat, { ok: false }>): ApiError {
+  const figures = `a stream costs ${seat.cost.toFixed(2)} engine-seconds per second; admitted sessions ${seat.load.toFixed(2)}; limit ${seat.limit.toFixed(2)}`;
+  if (seat.refusal === "no_room") return new ApiError(500, `${NO_ENDPOINT}: no engine has room for one stream of model ${model} (${figures})`, "no_inference_endpoint");
+  return new ApiError(503, `inference is at capacity, retry later (${figures})`, "no_capacity", null, RETRY_AFTER);
+}
 
 export const createLiveSession: Handler<"createLiveSession"> = async ({ info, principal, deps, query, body, reply }) => {
   const parsed = query();
@@ -50,7 +60,7 @@ export const createLiveSession: Handler<"createLiveSession"> = async ({ info, pr
   try {
     caps = narrowCapabilities(await deps.coordinator.capabilities(), deps.config.modelsDir);
   } catch (e) {
-    if (e instanceof NoCapacityError) throw new ApiError(503, "inference is busy, retry later", "no_capacity");
+    if (e instanceof NoCapacityError) throw new ApiError(503, "inference is busy, retry later", "no_capacity", null, RETRY_AFTER);
     throw e;
   }
   // Options accepted and ignored run as switched off: the applied options say what runs.
@@ -67,6 +77,11 @@ export const createLiveSession: Handler<"createLiveSession"> = async ({ info, pr
     const message = reason.startsWith(NO_ENDPOINT) ? reason : `${NO_ENDPOINT}: ${reason}`;
     throw new ApiError(500, message, "no_inference_endpoint");
   }
+
+  // Capacity: refused when the sessions already admitted, this one included, would need more engine
+  // time than the engines give (server/capacity/); the place is held until the record is stored.
+  const seat = (await deps.admission?.reserve(verdict.capability)) ?? null;
+  if (seat && !seat.ok) throw capacityRefusal(applied.model, seat);
 
   const now = deps.clock.now();
   const { token, hash } = newSessionToken();
@@ -93,7 +108,13 @@ export const createLiveSession: Handler<"createLiveSession"> = async ({ info, pr
     audioDurationS: null,
     resumeState: null,
   };
-  const outcome = await deps.store.createSession(record, account.plan.maxConcurrentSessions, now, URL_TTL_MS);
+  let outcome;
+  try {
+    outcome = await deps.store.createSession(record, account.plan.maxConcurrentSessions, now, URL_TTL_MS);
+  } finally {
+    if (outcome?.ok) seat?.confirm(record.id);
+    else seat?.cancel();
+  }
   if (!outcome.ok) {
     throw new ApiError(429, `the account already has its maximum of ${account.plan.maxConcurrentSessions} open sessions`, "concurrency_limit");
   }

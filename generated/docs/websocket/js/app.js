@@ -2776,7 +2776,7 @@
               "null"
             ],
             "default": null,
-            "description": "Machine-readable reason for some refusals, e.g. `ip_not_allowed`, `api_key_scope_denied`, `insufficient_credits`, `no_inference_endpoint`.",
+            "description": "Machine-readable reason for some refusals, e.g. `ip_not_allowed`, `api_key_scope_denied`, `insufficient_credits`, `no_inference_endpoint`, `no_capacity`.",
             "x-parser-schema-id": "<anonymous-schema-195>"
           }
         },
