@@ -1,7 +1,5 @@
 /** Checks around a Whisper decode: the audio accepted (finite samples), silence by peak, a result its prompt led astray. */
-import { borrowsFromPrompt, SHORT_AUDIO_S, tooDense } from "./repetition.ts";
-
-const wordsOf = (text: string) => text.toLowerCase().split(/\s+/).map((w) => w.replace(/[^\p{L}\p{N}]+/gu, "")).filter((w) => w !== "");
+import { borrowsFromPrompt, plainWords as wordsOf, SHORT_AUDIO_S, tooDense } from "./repetition.ts";
 
 /** A decode of `seconds` of audio that its prompt led astray (see `WhisperEngine.transcribe`). */
 export function promptLed(text: string, prompt: string, seconds: number): boolean {

@@ -89,7 +89,8 @@ export function tooDense(text: string, seconds: number): boolean {
  */
 export const SHORT_AUDIO_S = 1.5;
 
-const plainWords = (text: string) => text.toLowerCase().split(/\s+/).map((w) => w.replace(/[^\p{L}\p{N}]+/gu, "")).filter((w) => w !== "");
+/** Lower-cased words of `text`, letters and digits only. */
+export const plainWords = (text: string) => text.toLowerCase().split(/\s+/).map((w) => w.replace(/[^\p{L}\p{N}]+/gu, "")).filter((w) => w !== "");
 
 /**
  * `text` (the decode of a short utterance) repeats two words in a row of its prompt's last twenty:
