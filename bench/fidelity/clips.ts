@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { readWavFile } from "../../workers/dsp/wav.ts";
+import { encodeWav, readWavFile } from "../../workers/dsp/wav.ts";
 import { referenceTexts } from "../../test/asr/stream.ts";
 import { sharedAudio } from "../../test/helpers/server.ts";
 import { xorshift32 } from "../lib/audio.ts";
@@ -218,22 +218,7 @@ function mix(clean: Float32Array, turns: Turn[], noise: Float32Array, snrDb: num
 }
 
 function writeWav(file: string, x: Float32Array, rate = RATE): void {
-  const data = new Int16Array(x.length);
-  for (let i = 0; i < x.length; i++) data[i] = Math.max(-32768, Math.min(32767, Math.round(x[i]! * 32768)));
-  const h = Buffer.alloc(44);
-  h.write("RIFF", 0);
-  h.writeUInt32LE(36 + data.byteLength, 4);
-  h.write("WAVEfmt ", 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE(rate * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write("data", 36);
-  h.writeUInt32LE(data.byteLength, 40);
-  writeFileSync(file, Buffer.concat([h, Buffer.from(data.buffer)]));
+  writeFileSync(file, encodeWav(x, rate));
 }
 
 // ── the set ────────────────────────────────────────────────────────────────

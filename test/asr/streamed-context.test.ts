@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { readWavFile } from "../../workers/dsp/wav.ts";
+import { encodeWav, readWavFile } from "../../workers/dsp/wav.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import type { InferenceCoordinator, InferenceJob } from "../../workers/contract/types.ts";
 import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
@@ -21,26 +21,6 @@ import { wordErrorRate } from "./wer.ts";
 const ready = requireWeights("whisper-tiny.en");
 const FIRST = "A gold ring will please most any girl.";
 const SECOND = "The long journey home took a year.";
-
-/** 16-bit mono WAV bytes of `samples`. */
-function wavBytes(samples: Float32Array, rate: number): Uint8Array {
-  const out = new DataView(new ArrayBuffer(44 + samples.length * 2));
-  const ascii = (at: number, s: string) => [...s].forEach((c, i) => out.setUint8(at + i, c.charCodeAt(0)));
-  ascii(0, "RIFF");
-  out.setUint32(4, 36 + samples.length * 2, true);
-  ascii(8, "WAVEfmt ");
-  out.setUint32(16, 16, true);
-  out.setUint16(20, 1, true);
-  out.setUint16(22, 1, true);
-  out.setUint32(24, rate, true);
-  out.setUint32(28, rate * 2, true);
-  out.setUint16(32, 2, true);
-  out.setUint16(34, 16, true);
-  ascii(36, "data");
-  out.setUint32(40, samples.length * 2, true);
-  samples.forEach((x, i) => out.setInt16(44 + i * 2, Math.max(-32768, Math.min(32767, Math.round(x * 32768))), true));
-  return new Uint8Array(out.buffer);
-}
 
 let svc: TestService;
 let coordinator: Promise<InProcessCoordinator> | null = null;
@@ -81,7 +61,7 @@ describe.skipIf(!ready)("a streamed utterance's prompt (tiny.en, partial transcr
     const wav = readWavFile(path.join(sharedAudio, "OSR_us_000_0034_8k.wav"));
     // The first two sentences (speech 1.1–3.9 s and 4.6–6.9 s) and the pause after them.
     const file = path.join(mkdtempSync(path.join(tmpdir(), "streamed-context-")), "two-sentences.wav");
-    writeFileSync(file, wavBytes(wav.samples.subarray(0, Math.round(7.3 * wav.sampleRate)), wav.sampleRate));
+    writeFileSync(file, encodeWav(wav.samples.subarray(0, Math.round(7.3 * wav.sampleRate)), wav.sampleRate));
     const r = await streamClip({
       apiUrl: svc.running.url,
       key: svc.key,

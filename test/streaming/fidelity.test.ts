@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { readWavFile } from "../../workers/dsp/wav.ts";
+import { encodeWav, readWavFile } from "../../workers/dsp/wav.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import { normalizeWord } from "../../server/session/overlap.ts";
 import { join16k, speak } from "../helpers/addon-models.ts";
@@ -82,31 +82,12 @@ function telephoneTurns(replies: string[], voice: string, wpm: number, gapS: num
   });
   const clean = path.join(dir, "clean.wav");
   const phone = path.join(dir, "phone.wav");
-  writeFileSync(clean, wav16(join16k(...parts)));
+  writeFileSync(clean, encodeWav(join16k(...parts), RATE));
   const r = Bun.spawnSync(["sox", clean, "-D", "-e", "a-law", "-b", "8", "-r", "8000", path.join(dir, "line.wav"), "sinc", "300-3400"]);
   if (r.exitCode !== 0) throw new Error(`sox failed: ${r.stderr.toString()}`);
   const back = Bun.spawnSync(["sox", path.join(dir, "line.wav"), "-D", "-e", "signed-integer", "-b", "16", phone]);
   if (back.exitCode !== 0) throw new Error(`sox failed: ${back.stderr.toString()}`);
   return { samples: readWavFile(phone).samples, turns };
-}
-
-/** A 16-bit mono 16-kHz WAV file of `samples`. */
-function wav16(samples: Float32Array): Uint8Array {
-  const pcm = toPcm16(samples);
-  const h = Buffer.alloc(44);
-  h.write("RIFF", 0);
-  h.writeUInt32LE(36 + pcm.length, 4);
-  h.write("WAVEfmt ", 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(RATE, 24);
-  h.writeUInt32LE(RATE * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write("data", 36);
-  h.writeUInt32LE(pcm.length, 40);
-  return new Uint8Array(Buffer.concat([h, Buffer.from(pcm)]));
 }
 
 /** Streams 8-kHz samples at real time in 100-ms frames (default options), then `stop_recording`. */

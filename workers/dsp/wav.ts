@@ -1,6 +1,6 @@
 /**
  * Minimal RIFF/WAVE reader for PCM 8/16/24/32-bit integer and 32/64-bit float files, mixing
- * all channels down to mono float32 in [-1, 1]. Used by tests and benchmarks.
+ * all channels down to mono float32 in [-1, 1], and a 16-bit mono writer. Used by tests and benchmarks.
  */
 import { readFileSync } from "node:fs";
 
@@ -62,4 +62,24 @@ function sampleReader(view: DataView, format: number, bits: number): (o: number)
 /** Reads and decodes a WAV file. */
 export function readWavFile(path: string): DecodedWav {
   return decodeWav(readFileSync(path));
+}
+
+/** 16-bit mono PCM WAV bytes of float samples in [-1, 1] (clipped). */
+export function encodeWav(samples: Float32Array, sampleRate: number): Uint8Array {
+  const out = new DataView(new ArrayBuffer(44 + samples.length * 2));
+  const ascii = (at: number, s: string) => [...s].forEach((c, i) => out.setUint8(at + i, c.charCodeAt(0)));
+  ascii(0, "RIFF");
+  out.setUint32(4, 36 + samples.length * 2, true);
+  ascii(8, "WAVEfmt ");
+  out.setUint32(16, 16, true);
+  out.setUint16(20, 1, true);
+  out.setUint16(22, 1, true);
+  out.setUint32(24, sampleRate, true);
+  out.setUint32(28, sampleRate * 2, true);
+  out.setUint16(32, 2, true);
+  out.setUint16(34, 16, true);
+  ascii(36, "data");
+  out.setUint32(40, samples.length * 2, true);
+  for (let i = 0; i < samples.length; i++) out.setInt16(44 + i * 2, Math.max(-32768, Math.min(32767, Math.round(samples[i]! * 32768))), true);
+  return new Uint8Array(out.buffer);
 }
