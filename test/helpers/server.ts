@@ -2,6 +2,7 @@
  * Starts a real service on a free port with a temporary DATA_DIR, a manual clock and, unless told
  * otherwise, the installed whisper-tiny.en serving trantoria-1 (`englishModelsDir()`).
  */
+import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -84,4 +85,18 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     },
     stop: () => running.stop(),
   };
+}
+
+/**
+ * A service whose trantoria-1 (whisper-tiny.en from `modelsDir`) runs on an in-process engine pool of
+ * one thread, loaded before the service starts so that no test's clock pays for it.
+ */
+export async function startWarmTinyService(modelsDir: string): Promise<TestService> {
+  const coordinator = await InProcessCoordinator.create({ modelsDir, threads: 1, queueLimit: 200 });
+  await coordinator.transcribe({ sessionId: "warm-up", utteranceId: "0", seq: 1, model: "trantoria-1", request: { audio: new Float32Array(16_000), partial: false, languages: ["en"] } });
+  const svc = await startTestService({
+    modelsDir,
+    coordinator: { capabilities: () => coordinator.capabilities(), transcribe: (j, sig) => coordinator.transcribe(j, sig), close: async () => {} },
+  });
+  return { ...svc, stop: async () => { await svc.stop(); await coordinator.close(); } };
 }

@@ -5,26 +5,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { readWavFile } from "../../workers/dsp/wav.ts";
-import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import { STREAMING_PROFILES } from "../../server/session/profiles.ts";
 import { normalizeWord } from "../../server/session/overlap.ts";
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
-import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
+import { sharedAudio, startWarmTinyService, type TestService } from "../helpers/server.ts";
 import { chunks, createSession, RATE, RawClient, toPcm16, type Msg } from "./helpers.ts";
 import { wordEdits } from "../asr/wer.ts";
 
 const MODELS = path.resolve(process.env.MODELS_DIR ?? path.join(import.meta.dir, "../../models"));
 
 let svc: TestService;
-let coordinator: InProcessCoordinator;
 beforeAll(async () => {
-  coordinator = await InProcessCoordinator.create({ modelsDir: MODELS, threads: 1, queueLimit: 200 });
-  // Loads the engine before the clock matters.
-  await coordinator.transcribe({ sessionId: "warm-up", utteranceId: "0", seq: 1, model: "trantoria-1", request: { audio: new Float32Array(RATE), partial: false, languages: ["en"] } });
-  svc = await startTestService({
-    modelsDir: MODELS,
-    coordinator: { capabilities: () => coordinator.capabilities(), transcribe: (j, s) => coordinator.transcribe(j, s), close: async () => {} },
-  });
+  svc = await startWarmTinyService(MODELS);
 }, 120_000);
 afterAll(() => svc?.stop());
 

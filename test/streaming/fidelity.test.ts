@@ -8,23 +8,16 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { encodeWav, readWavFile } from "../../workers/dsp/wav.ts";
-import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import { normalizeWord } from "../../server/session/overlap.ts";
 import { join16k, speak } from "../helpers/addon-models.ts";
-import { startTestService, type TestService } from "../helpers/server.ts";
+import { startWarmTinyService, type TestService } from "../helpers/server.ts";
 import { chunks, createSession, RATE, RawClient, toPcm16, type Msg } from "../pipeline/helpers.ts";
 
 const MODELS = path.resolve(process.env.MODELS_DIR ?? path.join(import.meta.dir, "../../models"));
 
 let svc: TestService;
-let coordinator: InProcessCoordinator;
 beforeAll(async () => {
-  coordinator = await InProcessCoordinator.create({ modelsDir: MODELS, threads: 1, queueLimit: 200 });
-  await coordinator.transcribe({ sessionId: "warm-up", utteranceId: "0", seq: 1, model: "trantoria-1", request: { audio: new Float32Array(RATE), partial: false, languages: ["en"] } });
-  svc = await startTestService({
-    modelsDir: MODELS,
-    coordinator: { capabilities: () => coordinator.capabilities(), transcribe: (j, s) => coordinator.transcribe(j, s), close: async () => {} },
-  });
+  svc = await startWarmTinyService(MODELS);
 }, 120_000);
 afterAll(() => svc?.stop());
 
