@@ -1508,7 +1508,7 @@ export const LanguageConfigSchema = {
         code_switching: {
             type: 'boolean',
             default: false,
-            description: 'Detect the language again for every utterance. When false (the default) and the language is not fixed by a single entry of `languages`, the language detected in the session\'s first final utterance is used for the rest of the session.'
+            description: 'Detect the language again for every utterance. When false (the default) and the language is not fixed by a single entry of `languages`, the session settles on one language from the detections of its utterances combined (each weighted by its length, so that a one-word reply heard as another language does not decide it), and uses it for the rest of the session; until then each utterance is detected with the evidence of the earlier ones.'
         }
     }
 } as const;

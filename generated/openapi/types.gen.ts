@@ -663,7 +663,7 @@ export type LanguageConfig = {
      */
     languages?: Array<LanguageCode>;
     /**
-     * Detect the language again for every utterance. When false (the default) and the language is not fixed by a single entry of `languages`, the language detected in the session's first final utterance is used for the rest of the session.
+     * Detect the language again for every utterance. When false (the default) and the language is not fixed by a single entry of `languages`, the session settles on one language from the detections of its utterances combined (each weighted by its length, so that a one-word reply heard as another language does not decide it), and uses it for the rest of the session; until then each utterance is detected with the evidence of the earlier ones.
      */
     code_switching?: boolean;
 };

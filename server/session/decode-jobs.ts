@@ -5,7 +5,9 @@
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { NoCapacityError, type DecodePriority, type TranscribeResult } from "../../workers/contract/types.ts";
+import { FRONTEND_SAMPLE_RATE } from "../audio/frontend.ts";
 import { previousText, sessionVocabulary } from "./context.ts";
+import type { LanguageEvidence } from "./language.ts";
 import type { StreamingProfile } from "./profiles.ts";
 import type { StreamDecodeRequest } from "./stream-types.ts";
 import type { TranscriberHost } from "./transcriber-host.ts";
@@ -13,10 +15,11 @@ import type { TranscriberHost } from "./transcriber-host.ts";
 /** How long a final transcription waits for inference capacity before its utterance is reported failed. */
 const FINAL_CAPACITY_WAIT_MS = 120_000;
 
-/** What a session's decode jobs are built from: its host, the finals it has heard (the prompt, the language), its latency profile. */
+/** What a session's decode jobs are built from: its host, the finals it has heard (the prompt), its language evidence, its latency profile. */
 export interface DecodeJobs {
   host: TranscriberHost;
   heard: readonly Utterance[];
+  language: LanguageEvidence;
   profile: StreamingProfile;
 }
 
@@ -67,6 +70,8 @@ export async function transcribeWithRetry(jobs: DecodeJobs, channel: number, key
 export async function transcribe(jobs: DecodeJobs, channel: number, key: string, seq: number, audio: Float32Array, partial: boolean, extra: DecodeExtra = {}): Promise<TranscribeResult> {
   const { id, options } = jobs.host;
   const languages = decodeLanguages(jobs);
+  const detects = languages === undefined || languages.length > 1;
+  const languagePrior = detects && !jobs.host.options.language_config.code_switching ? jobs.language.prior() : undefined;
   const vocabulary = sessionVocabulary(options);
   const previous = extra.previousText ?? previousText(jobs.heard, channel);
   const job = {
@@ -82,23 +87,32 @@ export async function transcribe(jobs: DecodeJobs, channel: number, key: string,
       languages,
       ...(vocabulary.length > 0 ? { vocabulary } : {}),
       ...(previous !== "" ? { previousText: previous } : {}),
+      ...(languagePrior ? { languagePrior } : {}),
       ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
       ...(jobs.profile.lowLatencyDecodes ? { lowLatency: true } : {}),
       ...(partial && jobs.profile.shortPartialWindows ? { shortPartialWindows: true } : {}),
     },
   };
-  return jobs.host.coordinator.transcribe(job, extra.signal);
+  const r = await jobs.host.coordinator.transcribe(job, extra.signal);
+  if (detects) {
+    if (r.text.trim() === "") jobs.language.forget(key);
+    else jobs.language.record(key, r.languageProbabilities, audio.length / FRONTEND_SAMPLE_RATE);
+  }
+  return r;
 }
 
 /**
  * The languages a decode chooses from: those of `language_config`; without `code_switching` (and
- * unless one language is set), the language of the session's first recognized final once there
- * is one (restored sessions included: `heard` continues theirs). Undefined: any of the model's.
+ * unless one language is set), the session's language once its evidence settles it (see
+ * `LanguageEvidence`), or, in a session restored before that evidence was gathered again, the
+ * language of its first final. Undefined: any of the model's.
  */
 function decodeLanguages(jobs: DecodeJobs): string[] | undefined {
   const { languages, code_switching } = jobs.host.options.language_config;
   if (!code_switching && languages.length !== 1) {
-    const first = jobs.heard.find((u) => u.language !== "");
+    const settled = jobs.language.settled();
+    if (settled !== undefined) return [settled];
+    const first = jobs.language.prior() === undefined ? jobs.heard.find((u) => u.language !== "") : undefined;
     if (first) return [first.language];
   }
   return languages.length > 0 ? languages : undefined;

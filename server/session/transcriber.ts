@@ -15,6 +15,7 @@
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { FRONTEND_SAMPLE_RATE, type FrontendEvent } from "../audio/frontend.ts";
 import { previousText } from "./context.ts";
+import { LanguageEvidence } from "./language.ts";
 import { decodeForStream, transcribeWithRetry, type DecodeJobs } from "./decode-jobs.ts";
 import { type HeldFinal, NumberHold } from "../enrich/hold.ts";
 import type { SessionMessage } from "./messages.ts";
@@ -105,7 +106,7 @@ export class Transcriber {
     this.openKey = Array.from({ length: channels }, () => null);
     this.indexBase = restored ? restored.indexBase : new Array(channels).fill(0);
     this.streaming = streamingProfile(host.options.profile);
-    this.jobs = { host, heard: this.heard, profile: this.streaming };
+    this.jobs = { host, heard: this.heard, language: new LanguageEvidence(), profile: this.streaming };
     this.hold = host.options.turn_router ? null : new NumberHold<PendingFinal>((f) => this.enqueueExpiry(f));
     if (restored) {
       this.utterances.push(...restored.utterances);

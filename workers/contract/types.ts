@@ -6,7 +6,7 @@
 import type { LiveModel } from "../../generated/openapi/types.gen.ts";
 import type { Feature, TranscribeRequest, TranscribeResult } from "../engines/types.ts";
 
-export type { Feature, TranscribeRequest, TranscribeResult, VocabularyEntry, WordTiming } from "../engines/types.ts";
+export type { Feature, LanguageProbability, TranscribeRequest, TranscribeResult, VocabularyEntry, WordTiming } from "../engines/types.ts";
 
 /** A public model name (`model` of the init body). */
 export type PublicModel = LiveModel;

@@ -49,6 +49,11 @@ export interface TranscribeRequest {
   streamKey?: string;
   /** Allowed languages; empty or absent means detect. */
   languages?: string[];
+  /**
+   * When detecting: the log-evidence per language of the stream's earlier audio (the best at 0; a
+   * language absent from it counts as its lowest), added to this audio's own detection.
+   */
+  languagePrior?: Record<string, number>;
   task?: "transcribe" | "translate";
   targetLanguage?: string;
   vocabulary?: VocabularyEntry[];
@@ -95,6 +100,8 @@ export interface TranscribeResult {
   words: WordTiming[];
   /** The engine judged the audio to contain no speech (text is then empty). */
   noSpeech: boolean;
+  /** The detection on this audio alone, when the engine detected the language (best first). */
+  languageProbabilities?: LanguageProbability[];
 }
 
 export interface LanguageProbability {

@@ -19,6 +19,7 @@ import { contextPrompt, vocabularyBias } from "./prompt.ts";
 import { LogitFilters, decodeWindow, logSoftmax, type SearchResult } from "./search.ts";
 import { compressionRatio, spokenWeight, tokensToSegments, type TimedSegment } from "./segments.ts";
 import { lastClosedSegment } from "./repetition.ts";
+import { withPrior } from "./language-choice.ts";
 import { mulberry32 } from "../../util/prng.ts";
 import { stopIfAborted } from "../../util/abort.ts";
 
@@ -215,7 +216,7 @@ export class WhisperEngine implements Engine {
       const hidden = await this.encode(window, decoding, req.cores ?? 1, windowShort, signal);
       await stopIfAborted(signal);
       if (language === undefined) {
-        const chosen = await this.chooseLanguage(hidden, req.languages);
+        const chosen = await this.chooseLanguage(hidden, req.languages, req.languagePrior);
         language = chosen.language;
         languageProbabilities = chosen.probabilities;
         context = contextPrompt(this.tokenizer, req.previousText, req, language);
@@ -336,8 +337,13 @@ export class WhisperEngine implements Engine {
     const words: WordTiming[] = segments.flatMap((s) => s.words);
     const lang = language ?? fallbackLanguage;
     const detected = languageProbabilities ? { languageProbabilities } : {};
-    // Punctuation alone (". . . .", Whisper's answer to some noise) is no speech either.
-    if (!/[\p{L}\p{N}]/u.test(text)) return { ...NO_SPEECH, language: lang, stats, ...detected };
+    // Punctuation alone (". . . .", Whisper's answer to some noise) is no speech either. A final's
+    // prompt can tip a short reply the VAD heard over the no-speech line ("Yes." after a few turns):
+    // it is silence only if it is silence unprompted too.
+    if (!/[\p{L}\p{N}]/u.test(text)) {
+      if (req.previousText && !req.partial) return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
+      return { ...NO_SPEECH, language: lang, stats, ...detected };
+    }
     // Whisper given audio it cannot make out may write its prompt's last words again ("1, 2, 3, 4"
     // for a noisy "Billing." after "One two three four."), continue it, or make up more words than
     // the audio holds: such a result is decoded again unprompted.
@@ -360,9 +366,11 @@ export class WhisperEngine implements Engine {
     return samples > 0 ? samples : windowSamples;
   }
 
+  /** The language of a window: its own detection, plus the stream's earlier evidence when given. */
   private async chooseLanguage(
     hidden: ort.Tensor,
     languages?: string[],
+    prior?: Record<string, number>,
   ): Promise<{ language: string; probabilities?: LanguageProbability[] }> {
     if (!this.cfg.multilingual) return { language: "en" };
     if (languages && languages.length === 1) {
@@ -370,7 +378,7 @@ export class WhisperEngine implements Engine {
       return { language: languages[0] };
     }
     const probabilities = await this.languageProbs(hidden, languages);
-    return { language: probabilities[0].language, probabilities };
+    return { language: withPrior(probabilities, prior), probabilities };
   }
 
   async dispose(): Promise<void> {

@@ -1,0 +1,31 @@
+import { describe, expect, test } from "bun:test";
+import { LanguageEvidence } from "./language.ts";
+
+const probs = (p: Record<string, number>) => Object.entries(p).map(([language, probability]) => ({ language, probability })).sort((a, b) => b.probability - a.probability);
+
+describe("LanguageEvidence", () => {
+  test("a short reply heard as another language does not settle the session; longer speech does", () => {
+    const e = new LanguageEvidence();
+    e.record("0:0", probs({ de: 0.6, en: 0.35, nl: 0.05 }), 0.4); // "Nine." heard as "Nein."
+    expect(e.settled()).toBeUndefined();
+    expect(e.prior()!.de).toBe(0);
+    e.record("0:1", probs({ en: 0.97, de: 0.02, nl: 0.01 }), 3);
+    expect(e.prior()!.en).toBe(0);
+    expect(e.settled()).toBeUndefined(); // 0.97 of one utterance is not yet 0.99 of the evidence
+    e.record("0:2", probs({ en: 0.95, de: 0.03, nl: 0.02 }), 2.5);
+    expect(e.settled()).toBe("en");
+    e.record("0:3", probs({ de: 0.999, en: 0.001 }), 10); // settled: it stays
+    expect(e.settled()).toBe("en");
+  });
+
+  test("an utterance's later decode replaces its earlier one; a forgotten one is no witness", () => {
+    const e = new LanguageEvidence();
+    e.record("0:0", probs({ fr: 0.9, en: 0.1 }), 2);
+    e.record("0:0", probs({ en: 0.9, fr: 0.1 }), 2);
+    expect(e.prior()!.en).toBe(0);
+    e.forget("0:0");
+    expect(e.prior()).toBeUndefined();
+    e.record("0:1", undefined, 2);
+    expect(e.prior()).toBeUndefined();
+  });
+});
