@@ -3,14 +3,19 @@ import { borrowsFromPrompt, plainWords as wordsOf, SHORT_AUDIO_S, tooDense } fro
 
 /** A decode of `seconds` of audio that its prompt led astray (see `WhisperEngine.transcribe`). */
 export function promptLed(text: string, prompt: string, seconds: number): boolean {
-  return echoesPrompt(text, prompt) || tooDense(text, seconds) || (seconds < SHORT_AUDIO_S && borrowsFromPrompt(text, prompt));
+  const short = seconds < SHORT_AUDIO_S;
+  return echoesPrompt(text, prompt, short) || tooDense(text, seconds) || (short && borrowsFromPrompt(text, prompt));
 }
 
-/** `text` is the end of `prompt` again, word for word (two words or more, or eight letters and digits). */
-export function echoesPrompt(text: string, prompt: string): boolean {
+/**
+ * `text` is the end of `prompt` again, word for word: two words or more, or eight letters and
+ * digits, or (`anyLength`, for a word or two of audio, where a lone echo such as "5.22." for "Yes."
+ * is common) any.
+ */
+export function echoesPrompt(text: string, prompt: string, anyLength = false): boolean {
   const t = wordsOf(text);
   const p = wordsOf(prompt);
-  if (t.length === 0 || t.length > p.length || (t.length < 2 && t.join("").length < 8)) return false;
+  if (t.length === 0 || t.length > p.length || (!anyLength && t.length < 2 && t.join("").length < 8)) return false;
   return t.every((w, i) => w === p[p.length - t.length + i]);
 }
 

@@ -53,6 +53,15 @@ describe("a decode that writes its prompt again", () => {
     expect(echoesPrompt("Yes.", "Yes.")).toBe(false);
     expect(echoesPrompt("my balance please", "check my balance")).toBe(false);
     expect(echoesPrompt("", "anything")).toBe(false);
+    // under a word or two of audio, a lone echo counts
+    expect(echoesPrompt("5.22.", "No thanks. 5.22", true)).toBe(true);
+    expect(echoesPrompt("Yes.", "No thanks. 5.22", true)).toBe(false);
+  });
+
+  test("promptLed: a short utterance that is its prompt's last word again is decoded again; a longer one is not", async () => {
+    const { promptLed } = await import("./guards.ts");
+    expect(promptLed("5.22.", "No thanks. 5.22", 0.68)).toBe(true);
+    expect(promptLed("Yes.", "No thanks. Yes", 3)).toBe(false);
   });
 });
 
