@@ -1,7 +1,7 @@
 /**
- * `language_config.code_switching` is applied: without it (the default) the language detected in the
- * session's first final is kept for the rest of the session; with it, every utterance is detected
- * again. Real multilingual Whisper (whisper-base serving solaria-1) over a real socket, on an
+ * `language_config.code_switching` is applied: without it (the default) the language the session's
+ * utterances settle on (the first's evidence outweighs the second's detection here) is kept for the
+ * rest of the session; with it, every utterance is detected again. Real multilingual Whisper (whisper-base serving solaria-1) over a real socket, on an
  * English clip followed by a German one.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -51,7 +51,7 @@ describe("language_config.code_switching", () => {
     expect(await languages(true)).toEqual(["en", "de"]);
   });
 
-  test("false, and by default: the first utterance's language for the whole session", async () => {
+  test("false, and by default: the language of the session's evidence so far for the rest of it", async () => {
     expect(await languages(false)).toEqual(["en", "en"]);
     expect(await languages(undefined)).toEqual(["en", "en"]);
   });
