@@ -39,12 +39,11 @@ export class WhisperAligner {
   }
 
   /**
-   * Times of `text` (the window's text tokens, timestamps left out) within a window of
-   * `windowSamples` samples, given the start-of-transcript sequence ending in
+   * Times of `text` (the window's text tokens, timestamps left out) within the window `audio`, given the start-of-transcript sequence ending in
    * `<|notimestamps|>`, the end-of-text token and the window's cross-attention cache.
    * Null when there is no text.
    */
-  async tokenTimes(sot: readonly number[], text: readonly number[], eot: number, cross: Record<string, ort.Tensor>, windowSamples: number, signal?: AbortSignal): Promise<TokenTimes | null> {
+  async tokenTimes(sot: readonly number[], text: readonly number[], eot: number, cross: Record<string, ort.Tensor>, audio: Float32Array, signal?: AbortSignal): Promise<TokenTimes | null> {
     if (text.length === 0) return null;
     const ids = [...sot, ...text, eot];
     const data = new BigInt64Array(ids.length);
@@ -59,7 +58,7 @@ export class WhisperAligner {
     await stopIfAborted(signal);
     const out = (await this.session.run(feeds)).alignment_weights!;
     const [heads, tokens, allFrames] = out.dims as [number, number, number];
-    const frames = Math.max(1, Math.min(allFrames, Math.ceil(windowSamples / SAMPLES_PER_FRAME)));
+    const frames = Math.max(1, Math.min(allFrames, Math.ceil(audio.length / SAMPLES_PER_FRAME)));
     const matrix = alignmentMatrix(out.data as Float32Array, heads, tokens, allFrames, frames);
     // Rows from <|notimestamps|> (whose query predicts the first text token) to the last text
     // token (predicting end of text): row k is text token k, and row k + 1 begins where it ends.
@@ -72,7 +71,9 @@ export class WhisperAligner {
       start.push(starts[k]! * SECONDS_PER_FRAME);
       end.push(starts[k + 1]! * SECONDS_PER_FRAME);
     }
-    return { start, end };
+    const times = { start, end };
+    skipPauses(times, quietFrames(audio));
+    return times;
   }
 
   async release(): Promise<void> {
@@ -164,4 +165,48 @@ export function firstColumns(matrix: Float32Array, rows: number, cols: number): 
   // a path reaching the first column above row 1 runs down it (openai-whisper's trace[:, 0] = 1)
   while (i > 1) first[--i - 1] = 0;
   return first;
+}
+
+/** Quiet frames in a row that make a pause (longer than a stop consonant's closure). */
+const PAUSE_FRAMES = 6;
+
+/**
+ * Which 20-ms frames of the window `audio` are quiet: an energy less than a 300th of the way (25 dB under the loud frames, over a quiet floor)
+ * from the quietest tenth of its frames to its loudest twentieth.
+ */
+export function quietFrames(audio: Float32Array): Uint8Array {
+  const n = Math.floor(audio.length / SAMPLES_PER_FRAME);
+  const energy = new Float64Array(n);
+  for (let j = 0; j < n; j++) {
+    let e = 0;
+    for (let k = j * SAMPLES_PER_FRAME; k < (j + 1) * SAMPLES_PER_FRAME; k++) e += audio[k]! * audio[k]!;
+    energy[j] = e / SAMPLES_PER_FRAME;
+  }
+  const sorted = Float64Array.from(energy).sort();
+  const floor = sorted[Math.floor(n * 0.1)] ?? 0;
+  const threshold = floor + ((sorted[Math.min(n - 1, Math.floor(n * 0.95))] ?? 0) - floor) / 300;
+  return Uint8Array.from(energy, (e) => (e <= threshold ? 1 : 0));
+}
+
+/**
+ * Moves each token's start past the last pause (`PAUSE_FRAMES` quiet frames in a row) inside its
+ * span, keeping at least two frames: the warping path gives a pause to the token after it (and
+ * starts at the window's first frame), where the word has not begun yet.
+ */
+export function skipPauses(times: TokenTimes, quiet: Uint8Array): void {
+  for (let k = 0; k < times.start.length; k++) {
+    const from = Math.round(times.start[k]! / SECONDS_PER_FRAME);
+    const to = Math.min(quiet.length, Math.round(times.end[k]! / SECONDS_PER_FRAME) - 2);
+    let run = 0;
+    let onset = -1;
+    for (let j = from; j < to; j++) {
+      if (quiet[j]) run++;
+      else {
+        if (run >= PAUSE_FRAMES) onset = j;
+        run = 0;
+      }
+    }
+    if (run >= PAUSE_FRAMES) onset = to;
+    if (onset > from) times.start[k] = onset * SECONDS_PER_FRAME;
+  }
 }

@@ -326,7 +326,7 @@ export class WhisperEngine implements Engine {
       if (!silent && !repetitive) {
         const text = tokens.filter((t) => t < this.tokenizer.eot);
         const sotPlain = this.cfg.multilingual ? this.tokenizer.sotSequence(language, task, false) : this.tokenizer.sotSequence(undefined, undefined, false);
-        const times = this.aligner && (await this.aligner.tokenTimes(sotPlain, text, this.tokenizer.eot, (await first!).cache.cross, window.length, signal));
+        const times = this.aligner && (await this.aligner.tokenTimes(sotPlain, text, this.tokenizer.eot, (await first!).cache.cross, window, signal));
         const windowSegments = tokensToSegments(this.tokenizer, tokens, r.tokenLogprobs, offset, windowSeconds, language, times || null);
         segments.push(...windowSegments);
         weighted += r.avgLogprob * tokens.length;
