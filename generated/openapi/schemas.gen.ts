@@ -2577,16 +2577,7 @@ export const RealtimeProcessingConfigSchema = {
         words_accurate_timestamps: {
             type: 'boolean',
             default: false,
-            description: 'Accurate per-word timestamps. Not offered by this service: word times are spread over each recognized segment, no word-alignment model runs; `true` is refused with 400 naming this field.',
-            'x-refused': {
-                values: [
-                    true
-                ],
-                reason: 'no word-alignment model runs in this service (word times are spread over each recognized segment)'
-            },
-            not: {
-                const: true
-            }
+            description: 'Accurate per-word timestamps. Accepted, `true` or `false`, and the same either way: every word of partials and finals is timed by the recognition model itself, by dynamic time warping over its cross-attention alignment heads (as openai-whisper\'s and faster-whisper\'s word timestamps). Where that alignment cannot run (a model installed without its alignment decoder, `decoder_alignment.onnx`), the session is not refused: each recognized segment\'s time is shared among its words in proportion to their spoken length.'
         },
         custom_vocabulary: {
             type: 'boolean',
@@ -3720,7 +3711,7 @@ export const WordSchema = {
         },
         start: {
             type: 'number',
-            description: 'Start time in seconds from the session start.'
+            description: 'Start time in seconds from the session start, from the model\'s cross-attention alignment (see `realtime_processing.words_accurate_timestamps`). Words of a channel never overlap and keep their times once committed; punctuation takes no time of its own.'
         },
         end: {
             type: 'number',
@@ -3730,7 +3721,7 @@ export const WordSchema = {
             type: 'number',
             minimum: 0,
             maximum: 1,
-            description: 'Confidence between 0 and 1.'
+            description: 'Confidence between 0 and 1: the geometric mean of the probabilities the decoder gave the word\'s tokens (punctuation attached to the word included).'
         }
     }
 } as const;

@@ -1122,7 +1122,7 @@ export type Readiness = {
  */
 export type RealtimeProcessingConfig = unknown & {
     /**
-     * Accurate per-word timestamps. Not offered by this service: word times are spread over each recognized segment, no word-alignment model runs; `true` is refused with 400 naming this field.
+     * Accurate per-word timestamps. Accepted, `true` or `false`, and the same either way: every word of partials and finals is timed by the recognition model itself, by dynamic time warping over its cross-attention alignment heads (as openai-whisper's and faster-whisper's word timestamps). Where that alignment cannot run (a model installed without its alignment decoder, `decoder_alignment.onnx`), the session is not refused: each recognized segment's time is shared among its words in proportion to their spoken length.
      */
     words_accurate_timestamps?: boolean;
     /**
@@ -1621,7 +1621,7 @@ export type Word = {
      */
     word: string;
     /**
-     * Start time in seconds from the session start.
+     * Start time in seconds from the session start, from the model's cross-attention alignment (see `realtime_processing.words_accurate_timestamps`). Words of a channel never overlap and keep their times once committed; punctuation takes no time of its own.
      */
     start: number;
     /**
@@ -1629,7 +1629,7 @@ export type Word = {
      */
     end: number;
     /**
-     * Confidence between 0 and 1.
+     * Confidence between 0 and 1: the geometric mean of the probabilities the decoder gave the word's tokens (punctuation attached to the word included).
      */
     confidence: number;
 };

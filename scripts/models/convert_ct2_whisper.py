@@ -41,6 +41,12 @@ Steps:
       only its cross-attention key and value projections (the products over the encoder's 1500
       positions, in a window's first call) in signed 8-bit weights, one scale per column; used with
       the signed-int8 encoder.
+    - `decoder_alignment.onnx`: a decoder without a cache for word timing. It takes the tokens of a
+      window ([start of transcript, <|notimestamps|>, text, end of text]) and the merged decoder's
+      cross-attention keys and values of that window (`present.N.encoder.*` of its first call, so the
+      encoder's output is not projected again), runs the layers up to the last one holding an
+      alignment head, and outputs those heads' cross-attention weights [heads, tokens, frames]: the
+      matrix openai-whisper's and faster-whisper's dynamic time warping aligns words with.
     Each encoder file is also cut into two stages (`encoder_model*.stage0.onnx`, `.stage1.onnx`): the
     convolutions, positions and first half of the transformer layers, then the other half (with the
     final layer norm), which takes the residual stream the first writes. Chained, they compute
@@ -51,7 +57,9 @@ Steps:
     known clip with faster-whisper on the original CTranslate2 weights and with the exported ONNX files
     (fp32, int8, and the signed-int8 encoder with the fp32 decoder) through onnxruntime, greedy, and
     require the same words
-    (word error rate at most --max-wer against the reference decoder). Exit status 1 otherwise.
+    (word error rate at most --max-wer against the reference decoder); compare the alignment decoder's
+    weights with transformers' eager cross-attentions on the clip's text (at most 1e-4 apart).
+    Exit status 1 otherwise.
 
 Usage:
   convert_ct2_whisper.py --source DIR [--source DIR ...] --out DIR [--audio CLIP.wav] [--language en] [--cross-int8-decoder]
@@ -313,6 +321,7 @@ def export_onnx(ct2_dir: Path, work: Path, out: Path, cross_int8: bool) -> None:
     (hf_dir / "generation_config.json").write_text(json.dumps(gen, indent=2) + "\n")
     WhisperFeatureExtractor(feature_size=dims["num_mel_bins"]).save_pretrained(hf_dir)
     shutil.copyfile(ct2_dir / "tokenizer.json", hf_dir / "tokenizer.json")
+    alignment_decoder(model, gen["alignment_heads"], work / ALIGNMENT)
     del model, sd, variables
 
     from optimum.exporters.onnx import main_export
@@ -360,6 +369,7 @@ def export_onnx(ct2_dir: Path, work: Path, out: Path, cross_int8: bool) -> None:
         log(f"quantized {name} in {time.time() - t0:.0f} s")
     for f in ("config.json", "generation_config.json", "preprocessor_config.json", "tokenizer.json"):
         shutil.copyfile(hf_dir / f, out / f)
+    shutil.copyfile(work / ALIGNMENT, out / ALIGNMENT)
     for variant in ("", "_quantized", "_int8"):
         encoder_stages(out / f"encoder_model{variant}.onnx")
     # after quantizing, so that the int8 decoder's projection stays as the quantizer left it
@@ -367,6 +377,93 @@ def export_onnx(ct2_dir: Path, work: Path, out: Path, cross_int8: bool) -> None:
         shared_projection(out / f"decoder_model_merged{variant}.onnx")
     if cross_int8:
         cross_attention_int8(out / "decoder_model_merged.onnx", out / f"decoder_model_merged{CROSS_INT8}.onnx")
+
+
+ALIGNMENT = "decoder_alignment.onnx"
+
+
+def alignment_decoder(model, heads: list[list[int]], path: Path) -> None:
+    """Exports the word-timing decoder (`ALIGNMENT`, see the module's docstring) of a loaded HF model.
+
+    Its own forward over the HF modules' weights, not the HF decoder with `output_attentions`: the
+    exporter's decoder takes the encoder's output and projects it onto keys and values in every
+    layer (most of a call over 1500 frames); this one reads the projections the merged decoder
+    already made, and stops at the last alignment head's softmax.
+    """
+    import torch
+
+    dec = model.model.decoder
+    last = max(layer for layer, _ in heads)
+    n_heads = model.config.decoder_attention_heads
+    head_dim = model.config.d_model // n_heads
+    scale = head_dim**-0.5
+
+    def split(x):  # [1, T, d] -> [1, heads, T, head_dim]
+        return x.view(1, -1, n_heads, head_dim).transpose(1, 2)
+
+    class Alignment(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.dec = dec  # registered, so that the exporter stores its weights as initializers
+
+        def forward(self, input_ids, *cross):
+            dec = self.dec
+            t = input_ids.shape[1]
+            x = dec.embed_tokens(input_ids) + dec.embed_positions.weight[:t]
+            causal = torch.triu(torch.full((t, t), float("-inf")), diagonal=1)
+            picked = []
+            for i, layer in enumerate(dec.layers[: last + 1]):
+                h = layer.self_attn_layer_norm(x)
+                a = layer.self_attn
+                w = torch.softmax(split(a.q_proj(h)) @ split(a.k_proj(h)).transpose(2, 3) * scale + causal, dim=-1)
+                x = x + a.out_proj((w @ split(a.v_proj(h))).transpose(1, 2).reshape(1, t, -1))
+                c = layer.encoder_attn
+                w = torch.softmax(split(c.q_proj(layer.encoder_attn_layer_norm(x))) @ cross[2 * i].transpose(2, 3) * scale, dim=-1)
+                picked += [w[0, hd] for layer_i, hd in heads if layer_i == i]
+                if i == last:
+                    break
+                x = x + c.out_proj((w @ cross[2 * i + 1]).transpose(1, 2).reshape(1, t, -1))
+                x = x + layer.fc2(torch.nn.functional.gelu(layer.fc1(layer.final_layer_norm(x))))
+            return torch.stack(picked)
+
+    names = [f"past_key_values.{i}.encoder.{kv}" for i in range(last + 1) for kv in ("key", "value")]
+    frames = 1500
+    cross = tuple(torch.zeros(1, n_heads, frames, head_dim) for _ in names)
+    axes = {"input_ids": {1: "tokens"}, "alignment_weights": {1: "tokens", 2: "frames"}, **{n: {2: "frames"} for n in names}}
+    with torch.no_grad():
+        torch.onnx.export(Alignment().eval().requires_grad_(False), (torch.zeros(1, 8, dtype=torch.int64), *cross), str(path), input_names=["input_ids", *names],
+                          output_names=["alignment_weights"], dynamic_axes=axes, opset_version=17, dynamo=False)
+    log(f"{path.name}: {len(heads)} alignment heads, layers 0-{last}")
+
+
+def check_alignment(out: Path, work: Path, audio: np.ndarray, tokens: list[int]) -> float:
+    """Largest absolute difference between the alignment decoder's weights (on the merged decoder's
+    cross-attention keys and values) and transformers' eager cross-attentions of the same heads."""
+    import onnxruntime as ort
+    import torch
+    from transformers import WhisperFeatureExtractor, WhisperForConditionalGeneration
+
+    feats = WhisperFeatureExtractor.from_pretrained(str(out))(audio, sampling_rate=16000, return_tensors="np").input_features.astype(np.float32)
+    hidden = ort.InferenceSession(str(out / "encoder_model.onnx"), providers=["CPUExecutionProvider"]).run(None, {"input_features": feats})[0]
+    merged = ort.InferenceSession(str(out / "decoder_model_merged.onnx"), providers=["CPUExecutionProvider"])
+    feeds = {"input_ids": np.array([tokens], dtype=np.int64), "encoder_hidden_states": hidden, "use_cache_branch": np.array([False])}
+    config = json.loads((out / "config.json").read_text())
+    n_heads = config["decoder_attention_heads"]
+    for i in merged.get_inputs():
+        if i.name.startswith("past_key_values"):
+            feeds[i.name] = np.zeros((1, n_heads, 0, config["d_model"] // n_heads), dtype=np.float32)
+    present = dict(zip([o.name for o in merged.get_outputs()], merged.run(None, feeds)))
+    align = ort.InferenceSession(str(out / ALIGNMENT), providers=["CPUExecutionProvider"])
+    ins = {"input_ids": feeds["input_ids"]}
+    for i in align.get_inputs()[1:]:
+        ins[i.name] = present[i.name.replace("past_key_values", "present")]
+    got = align.run(None, ins)[0]
+    model = WhisperForConditionalGeneration.from_pretrained(str(work / "hf"), attn_implementation="eager").eval()
+    with torch.no_grad():
+        ref = model(encoder_outputs=(torch.from_numpy(hidden),), decoder_input_ids=torch.tensor([tokens]), output_attentions=True).cross_attentions
+    heads = json.loads((out / "generation_config.json").read_text())["alignment_heads"]
+    want = np.stack([ref[layer][0, h].numpy() for layer, h in heads])
+    return float(np.max(np.abs(want - got)))
 
 
 def stage_path(encoder: Path, k: int) -> Path:
@@ -679,6 +776,24 @@ def check_stages(out: Path, audio: np.ndarray) -> float:
     return worst
 
 
+def alignment_tokens(out: Path, text: str, language: str | None) -> list[int]:
+    """The sequence the service aligns: start of transcript, <|notimestamps|>, the text, end of text."""
+    from faster_whisper.tokenizer import Tokenizer
+    import tokenizers
+
+    multi = json.loads((out / "generation_config.json").read_text())["is_multilingual"]
+    tok = Tokenizer(tokenizers.Tokenizer.from_file(str(out / "tokenizer.json")), multi, task="transcribe" if multi else None, language=(language or "en") if multi else None)
+    return [*tok.sot_sequence, tok.no_timestamps, *tok.encode(" " + text.strip()), tok.eot]
+
+
+def verify_alignment(out: Path, work: Path, audio: np.ndarray, text: str, language: str | None) -> float:
+    diff = check_alignment(out, work, audio, alignment_tokens(out, text, language))
+    log(f"{ALIGNMENT}: weights vs transformers' cross-attentions, max absolute difference {diff:.2e}")
+    if diff > 1e-4:
+        raise SystemExit(f"verification failed: the alignment decoder's weights differ from transformers' by {diff:.2e}")
+    return diff
+
+
 def verify(ct2_dir: Path, out: Path, work: Path, audio_path: Path | None, language: str | None, max_wer: float) -> dict:
     from faster_whisper import WhisperModel, decode_audio
 
@@ -690,7 +805,8 @@ def verify(ct2_dir: Path, out: Path, work: Path, audio_path: Path | None, langua
         log(f"encoder outputs vs CTranslate2 (chirp): max relative difference {diff:.2e}")
         if diff > 1e-3:
             raise SystemExit(f"verification failed: encoder outputs differ from CTranslate2's by {diff:.2e}")
-        return {"clip": None, "encoder_max_rel_diff": diff, "encoder_stages_max_abs_diff": check_stages(out, chirp)}
+        return {"clip": None, "encoder_max_rel_diff": diff, "encoder_stages_max_abs_diff": check_stages(out, chirp),
+                "alignment_max_abs_diff": verify_alignment(out, work, chirp, "And so my fellow Americans.", language)}
     audio = decode_audio(str(audio_path), sampling_rate=16000)
     diff = compare_encoders(ct2_dir, out, audio)
     log(f"encoder outputs vs CTranslate2: max relative difference {diff:.2e}")
@@ -700,7 +816,8 @@ def verify(ct2_dir: Path, out: Path, work: Path, audio_path: Path | None, langua
     segments, _ = ref_model.transcribe(audio, beam_size=1, language=language, without_timestamps=True, temperature=0.0, vad_filter=False)
     reference = " ".join(s.text.strip() for s in segments)
     del ref_model
-    result = {"clip": audio_path.name, "encoder_max_rel_diff": diff, "encoder_stages_max_abs_diff": check_stages(out, audio), "faster_whisper": reference}
+    result = {"clip": audio_path.name, "encoder_max_rel_diff": diff, "encoder_stages_max_abs_diff": check_stages(out, audio), "faster_whisper": reference,
+              "alignment_max_abs_diff": verify_alignment(out, work, audio, reference, language)}
     log(f"faster-whisper (CTranslate2 original): {reference}")
     ok = True
     variants = (

@@ -55,10 +55,10 @@ describe("schema arbitraries and mutators", () => {
       }),
       { seed: 3, numRuns: 300 },
     );
-    expect(found).toContain("realtime_processing.words_accurate_timestamps");
+    expect(found).toContain("realtime_processing.translation_config.informal");
     expect(found).not.toContain("post_processing.summarization");
-    const body = { post_processing: { summarization: false, chapterization: true }, realtime_processing: { words_accurate_timestamps: true } };
-    expect(refusedMembers(op.body!.schema, body, deref)).toEqual(["realtime_processing.words_accurate_timestamps"]);
+    const body = { post_processing: { summarization: false, chapterization: true }, realtime_processing: { translation_config: { target_languages: ["en"], informal: true } } };
+    expect(refusedMembers(op.body!.schema, body, deref)).toEqual(["realtime_processing.translation_config.informal"]);
     // Accepted and ignored (x-ignored), not refused.
     expect(ignoredMembers(op.body!.schema, body, deref)).toEqual(["post_processing.chapterization"]);
   });

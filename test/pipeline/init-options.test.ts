@@ -61,10 +61,9 @@ function around(at: string[]): Record<string, unknown> {
 }
 
 describe("options the service does not run are refused when switched on", () => {
-  test("the contract marks accurate word timestamps and the translation extras x-refused; the spec's accepted-and-ignored ones x-ignored", () => {
+  test("the contract marks the translation extras x-refused; the spec's accepted-and-ignored ones x-ignored", () => {
     expect(refusedOptions.map((r) => r.path.join(".")).sort()).toEqual(
       [
-        "realtime_processing.words_accurate_timestamps",
         "realtime_processing.translation_config.model",
         "realtime_processing.translation_config.context_adaptation",
         "realtime_processing.translation_config.informal",
@@ -98,14 +97,20 @@ describe("options the service does not run are refused when switched on", () => 
     expect(res.headers.get("x-ignored-options")).toBeNull();
   });
 
+  test("accurate word timestamps are accepted switched on (words are aligned either way)", async () => {
+    const res = await post({ ...base, realtime_processing: { words_accurate_timestamps: true } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("x-ignored-options")).toBeNull();
+  });
+
   test("several refused options give one line each", async () => {
     const res = await post({
       ...base,
       model: "solaria-3",
-      realtime_processing: { words_accurate_timestamps: true, translation: true, translation_config: { target_languages: ["en"], informal: true } },
+      realtime_processing: { translation: true, translation_config: { target_languages: ["en"], informal: true, context_adaptation: true } },
     });
     expect(res.status).toBe(400);
-    expect((res.body.validation_errors ?? []).map((l) => l.slice(0, l.indexOf(":")))).toEqual(["realtime_processing.words_accurate_timestamps", "realtime_processing.translation_config.informal"]);
+    expect((res.body.validation_errors ?? []).map((l) => l.slice(0, l.indexOf(":")))).toEqual(["realtime_processing.translation_config.context_adaptation", "realtime_processing.translation_config.informal"]);
   });
 
   test("the capabilities advertise none of them, and the defaults show the speech threshold in force", async () => {

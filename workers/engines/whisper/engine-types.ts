@@ -20,6 +20,8 @@ export interface WhisperEngineOptions {
   task?: "transcribe" | "translate";
   /** Voice-activity gate: when it returns false the audio is reported as no speech without decoding. */
   vad?: (audio: Float32Array) => boolean | Promise<boolean>;
+  /** Time words by cross-attention alignment where the model has `decoder_alignment.onnx` (default true; false: by spoken length, for comparison). */
+  alignWords?: boolean;
   /** Called before every decoder run (diagnostics). */
   onDecoderCall?: (trace: DecoderCallTrace) => void;
 }

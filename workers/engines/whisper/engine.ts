@@ -13,6 +13,7 @@ import { loadWhisperConfig, type WhisperModelConfig } from "./config.ts";
 import { type DecoderStep, WhisperDecoder } from "./decoder.ts";
 import { DEFAULT_DECODING, TOKEN_SLACK, encoderWindowSamples, type WhisperDecodingOptions } from "./decoding-options.ts";
 import { WhisperEncoder } from "./encoder.ts";
+import { WhisperAligner } from "./alignment.ts";
 import type { WhisperEngineOptions, WhisperTranscribeRequest, WhisperTranscribeResult } from "./engine-types.ts";
 import { checkAudio, peak, promptLed } from "./guards.ts";
 import { contextPrompt, vocabularyBias } from "./prompt.ts";
@@ -76,6 +77,8 @@ export class WhisperEngine implements Engine {
     private readonly decoderSession: ort.InferenceSession,
     private readonly melFilters: Float32Array | undefined,
     private readonly opts: WhisperEngineOptions,
+    /** Times words by cross-attention alignment; null: by spoken length (a conversion without `decoder_alignment.onnx`). */
+    private readonly aligner: WhisperAligner | null,
   ) {
     this.decoder = new WhisperDecoder(decoderSession, cfg.decoderHeads, cfg.headDim, cfg.vocabSize, opts.onDecoderCall);
     this.decoding = { ...DEFAULT_DECODING, ...opts.decoding };
@@ -117,7 +120,8 @@ export class WhisperEngine implements Engine {
       await encoder.release();
       throw e;
     });
-    return new WhisperEngine(cfg, tokenizer, encoder, decoder, filters, opts);
+    const aligner = opts.alignWords === false ? null : await WhisperAligner.load(cfg.decoderPath, sessionOpts);
+    return new WhisperEngine(cfg, tokenizer, encoder, decoder, filters, opts, aligner);
   }
 
   /**
@@ -321,7 +325,10 @@ export class WhisperEngine implements Engine {
       const tokens = resume ? resume.tokens : r.tokens;
       if (resume) resumes++;
       if (!silent && !repetitive) {
-        const windowSegments = tokensToSegments(this.tokenizer, tokens, r.tokenLogprobs, offset, windowSeconds, language);
+        const text = tokens.filter((t) => t < this.tokenizer.eot);
+        const sotPlain = this.cfg.multilingual ? this.tokenizer.sotSequence(language, task, false) : this.tokenizer.sotSequence(undefined, undefined, false);
+        const times = this.aligner && (await this.aligner.tokenTimes(sotPlain, text, this.tokenizer.eot, (await first!).cache.cross, window, signal));
+        const windowSegments = tokensToSegments(this.tokenizer, tokens, r.tokenLogprobs, offset, windowSeconds, language, times || null);
         segments.push(...windowSegments);
         weighted += r.avgLogprob * tokens.length;
         weight += tokens.length;
@@ -387,5 +394,6 @@ export class WhisperEngine implements Engine {
     await wide?.release();
     await this.encoder.release();
     await this.decoderSession.release();
+    await this.aligner?.release();
   }
 }

@@ -5,6 +5,7 @@
 import { deflateSync } from "node:zlib";
 import type { WordTiming } from "../types.ts";
 import type { WhisperTokenizer } from "../../tokenizer/whisper.ts";
+import { type TokenTimes, tameWords } from "./word-times.ts";
 
 export interface TimedSegment {
   start: number;
@@ -28,6 +29,10 @@ export function compressionRatio(text: string): number {
  * by the next one; text after the last timestamp runs to `windowEnd`, and no time goes past it (the
  * audio's end). Times are offset by `offset`.
  * Without any timestamp, the whole text is one segment over [0, windowEnd].
+ * With `times` (the window's text tokens timed by `WhisperAligner`, window-relative) a word runs
+ * from its first spoken token's start to its last one's end (punctuation takes no time of its
+ * own, as in openai-whisper's merged punctuation); without, segments are shared among their words
+ * in proportion to their spoken length.
  */
 export function tokensToSegments(
   tokenizer: WhisperTokenizer,
@@ -36,17 +41,24 @@ export function tokensToSegments(
   offset: number,
   windowEnd: number,
   language: string,
+  times: TokenTimes | null = null,
 ): TimedSegment[] {
   const segments: TimedSegment[] = [];
   let start: number | null = null;
   let textTokens: number[] = [];
   let textLogprobs: number[] = [];
+  /** Index of the segment's first text token among the window's. */
+  let first = 0;
+  let seen = 0;
   const close = (end: number) => {
     if (textTokens.length > 0) {
       const s = start ?? 0;
-      const seg = buildSegment(tokenizer, textTokens, textLogprobs, offset + s, offset + Math.max(end, s), language);
+      const at = (xs: number[]) => xs.slice(first, first + textTokens.length).map((x) => offset + Math.min(x, windowEnd));
+      const own = times ? { start: at(times.start), end: at(times.end) } : null;
+      const seg = buildSegment(tokenizer, textTokens, textLogprobs, offset + s, offset + Math.max(end, s), language, own);
       if (seg.text !== "") segments.push(seg);
     }
+    first = seen;
     textTokens = [];
     textLogprobs = [];
   };
@@ -63,9 +75,11 @@ export function tokensToSegments(
     } else if (t < tokenizer.eot) {
       textTokens.push(t);
       textLogprobs.push(logprobs[i] ?? 0);
+      seen++;
     }
   });
   close(windowEnd);
+  if (times) tameWords(segments, offset);
   return segments;
 }
 
@@ -76,26 +90,37 @@ function buildSegment(
   start: number,
   end: number,
   language: string,
+  times: TokenTimes | null,
 ): TimedSegment {
   // Group tokens into words: a token starting with a space opens a new word (per token for
   // languages without spaces); bytes of a split character stay with their word.
-  const groups: { bytes: number[]; lps: number[] }[] = [];
+  const groups: { bytes: number[]; lps: number[]; from: number; to: number; spoken: number[] }[] = [];
   const perToken = NO_SPACE_LANGUAGES.has(language);
+  const decoder = new TextDecoder();
   for (let i = 0; i < tokens.length; i++) {
     const bytes = Array.from(tk.bpe.tokenBytes(tokens[i]));
     const cur = groups[groups.length - 1];
     const continuesChar = cur !== undefined && !isCompleteUtf8(cur.bytes);
     const opensWord = perToken || bytes[0] === 0x20;
-    if (cur === undefined || (opensWord && !continuesChar)) groups.push({ bytes, lps: [logprobs[i]] });
+    const spoken = /[\p{L}\p{N}]/u.test(decoder.decode(new Uint8Array(bytes))) || !isCompleteUtf8(bytes);
+    if (cur === undefined || (opensWord && !continuesChar)) groups.push({ bytes, lps: [logprobs[i]], from: i, to: i, spoken: spoken ? [i] : [] });
     else {
       cur.bytes.push(...bytes);
       cur.lps.push(logprobs[i]);
+      cur.to = i;
+      if (spoken) cur.spoken.push(i);
     }
   }
-  const decoder = new TextDecoder();
   const words = groups
-    .map((g) => ({ text: decoder.decode(new Uint8Array(g.bytes)).trim(), lps: g.lps }))
+    .map((g) => ({ text: decoder.decode(new Uint8Array(g.bytes)).trim(), lps: g.lps, g }))
     .filter((w) => w.text !== "");
+  if (times) {
+    const timed = words.map(({ text, lps, g }) => {
+      const [a, b] = g.spoken.length > 0 ? [g.spoken[0]!, g.spoken[g.spoken.length - 1]!] : [g.from, g.to];
+      return { word: text, start: times.start[a]!, end: Math.max(times.start[a]!, times.end[b]!), confidence: round(Math.exp(lps.reduce((x, y) => x + y, 0) / lps.length)) };
+    });
+    return { start: round(start), end: round(end), text: tk.decode(tokens).trim(), words: timed };
+  }
   const weights = words.map((w) => spokenWeight(w.text));
   const total = weights.reduce((n, x) => n + x, 0);
   const timed: WordTiming[] = [];

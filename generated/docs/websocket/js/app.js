@@ -297,7 +297,7 @@
                             },
                             "start": {
                               "type": "number",
-                              "description": "Start time in seconds from the session start.",
+                              "description": "Start time in seconds from the session start, from the model's cross-attention alignment (see `realtime_processing.words_accurate_timestamps`). Words of a channel never overlap and keep their times once committed; punctuation takes no time of its own.",
                               "x-parser-schema-id": "<anonymous-schema-18>"
                             },
                             "end": {
@@ -309,7 +309,7 @@
                               "type": "number",
                               "minimum": 0,
                               "maximum": 1,
-                              "description": "Confidence between 0 and 1.",
+                              "description": "Confidence between 0 and 1: the geometric mean of the probabilities the decoder gave the word's tokens (punctuation attached to the word included).",
                               "x-parser-schema-id": "<anonymous-schema-20>"
                             }
                           },
