@@ -62,6 +62,8 @@ describe("a decode that writes its prompt again", () => {
     const { promptLed } = await import("./guards.ts");
     expect(promptLed("5.22.", "No thanks. 5.22", 0.68)).toBe(true);
     expect(promptLed("Yes.", "No thanks. Yes", 3)).toBe(false);
+    // digits written without spaces are words too
+    expect(promptLed("2,3,4,3,4", "1,2,3,4 Feeling Yes, please.", 0.62)).toBe(true);
   });
 });
 

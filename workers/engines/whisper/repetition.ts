@@ -89,8 +89,16 @@ export function tooDense(text: string, seconds: number): boolean {
  */
 export const SHORT_AUDIO_S = 1.5;
 
-/** Lower-cased words of `text`, letters and digits only. */
-export const plainWords = (text: string) => text.toLowerCase().split(/\s+/).map((w) => w.replace(/[^\p{L}\p{N}]+/gu, "")).filter((w) => w !== "");
+/**
+ * Lower-cased words of `text`, letters and digits only; digits joined by punctuation are separate
+ * words ("2,3,4" is three, as "2, 3, 4" is: Whisper writes a digit run either way).
+ */
+export const plainWords = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/\s+|(?<=\p{N})[,.\-/](?=\p{N})/u)
+    .map((w) => w.replace(/[^\p{L}\p{N}]+/gu, ""))
+    .filter((w) => w !== "");
 
 /**
  * `text` (the decode of a short utterance) repeats two words in a row of its prompt's last twenty:
