@@ -22,6 +22,8 @@ export interface Final {
   start: number;
   end: number;
   at?: number;
+  /** The service's words with their confidences. */
+  words?: { word: string; confidence: number }[];
 }
 
 export interface ClipMetrics {

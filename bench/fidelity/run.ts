@@ -33,6 +33,7 @@ import { DEFAULT_DECODING } from "../../workers/engines/whisper/decoding-options
 import { startWhisperLive, whisperLiveStream } from "../lib/whisperlive.ts";
 import { ct2Dir, fasterWhisper } from "../wer/ct2.ts";
 import { CATEGORIES, type Category, type Clip, clipSet, fileHash } from "./clips.ts";
+import { confidenceLines, type ScoredWord } from "./confidence.ts";
 import { type ClipMetrics, clipMetrics, droppedVadSegments, type Final, quantile } from "./metrics.ts";
 
 process.env.LOG_LEVEL ??= "warn"; // the in-process service's per-session info lines
@@ -110,10 +111,10 @@ async function streamService(clip: Clip, publicModel: string, languages?: string
   let open: number | null = null;
   for (const m of r.received) {
     if (m.type === "transcript") {
-      const u = m.data.utterance as { text: string; start: number; end: number };
+      const u = m.data.utterance as { text: string; start: number; end: number; words: ScoredWord[] };
       if (!m.data.is_final) partials++;
       else if (u.text.trim() === "") emptyFinals++;
-      else finals.push({ text: u.text.trim(), start: u.start, end: u.end, at: m.at });
+      else finals.push({ text: u.text.trim(), start: u.start, end: u.end, at: m.at, words: u.words.map(({ word, confidence }) => ({ word, confidence })) });
     } else if (m.type === "speech_start") open = m.data.time as number;
     else if (m.type === "speech_end" && open !== null) {
       vadSegments.push({ start: open, end: m.data.time as number });
@@ -386,6 +387,8 @@ for (const f of failures.slice(0, 12)) {
   console.log(`  service:   ${f.service.join(" | ")}`);
   if (f.fasterWhisper !== undefined) console.log(`  f-whisper: ${f.fasterWhisper}`);
 }
+
+console.log(["", ...confidenceLines(rows, (id) => clips.find((c) => c.id === id)!.turns)].join("\n"));
 
 mkdirSync(RESULTS, { recursive: true });
 writeFileSync(
