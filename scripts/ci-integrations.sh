@@ -19,8 +19,9 @@ PORT="$port" HOST=127.0.0.1 DATA_DIR="$work/data" MODELS_DIR="$models_dir" BOOTS
 service=$!
 stop_service() { kill "$service" 2>/dev/null || true; wait "$service" 2>/dev/null || true; }
 trap stop_service EXIT
-bun -e "for (let i = 0; i < 150; i++) { try { if ((await fetch('$url/health')).ok) process.exit(0); } catch {} await Bun.sleep(200); } process.exit(1);" \
-  || { echo "the service did not start:"; cat "$work/service.log"; exit 1; }
+# Ready, as an orchestrator would route to it: the installed models loaded and warmed (GET /health/ready).
+bun -e "for (let i = 0; i < 900; i++) { try { if ((await fetch('$url/health/ready')).ok) process.exit(0); } catch {} await Bun.sleep(200); } process.exit(1);" \
+  || { echo "the service did not become ready:"; curl -s "$url/health/ready" || true; echo; cat "$work/service.log"; exit 1; }
 
 echo "-- schemathesis against $url/openapi.json (every check and phase; the documented relaxations in schemathesis.toml)"
 started=$SECONDS
