@@ -13,14 +13,14 @@ usage: conformance/schemathesis.sh --base-url <url> --key <x-service-key> [--max
                                    [--junit FILE] [-- extra schemathesis run arguments]
 
 Runs schemathesis against <url>/openapi.json with --checks all (plus the hooks' two checks) and the
-phases examples, coverage, fuzzing and stateful; at most N cases per operation and phase (default 25).
+phases examples, coverage, fuzzing and stateful; at most N cases per operation and phase (default 100).
 Exit code: schemathesis's (0 when nothing failed).
 USAGE
 }
 
 BASE_URL=""
 KEY=""
-MAX_EXAMPLES=25
+MAX_EXAMPLES=100
 SEED=""
 JUNIT=""
 EXTRA=()

@@ -5,7 +5,8 @@ Two extra checks keep the relaxations of schemathesis.toml to what the contract 
   `validation_errors`, only rules from conformance/rules.ts (passed in LIVE_STT_RULES as JSON regexes)
   or members the body sets to a value the contract marks `x-refused` (LIVE_STT_REFUSED: paths and
   values, from conformance/refused.ts); a body setting such a value must be answered 400;
-- only_documented_server_errors: a 500 must be the documented `no_inference_endpoint` refusal.
+- only_documented_server_errors: a 500 must be the documented `no_inference_endpoint` refusal, a 402
+  the documented `insufficient_credits` one.
 """
 
 import json
@@ -79,9 +80,10 @@ def only_documented_rules(ctx, response, case):
 
 @schemathesis.check
 def only_documented_server_errors(ctx, response, case):
-    if response.status_code != 500:
+    expected = {500: "no_inference_endpoint", 402: "insufficient_credits"}.get(response.status_code)
+    if expected is None:
         return None
     body = _body(response) or {}
-    if body.get("error") != "no_inference_endpoint":
-        raise AssertionError(f"500 that is not the documented no_inference_endpoint refusal: {body}")
+    if body.get("error") != expected:
+        raise AssertionError(f"{response.status_code} that is not the documented {expected} refusal: {body}")
     return None

@@ -332,7 +332,8 @@ export function errorsOf(errors: ErrorObject[] | null | undefined): string[] {
   });
   const lines: string[] = [];
   errors.forEach((error, index) => {
-    if (dropped.has(index) || error.keyword === "if") return;
+    // A \`propertyNames\` failure is reported twice by Ajv: the failing rule on the name, then this wrapper.
+    if (dropped.has(index) || error.keyword === "if" || error.keyword === "propertyNames") return;
     const line = \`\${joinPath(paths[index])}: \${ruleOf(error)}\`;
     if (!lines.includes(line)) lines.push(line);
   });

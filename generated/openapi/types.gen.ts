@@ -1729,13 +1729,9 @@ export type ListLiveSessionsData = {
          */
         status?: Array<LiveSessionStatus>;
         /**
-         * Only sessions whose `custom_metadata` holds these values. Two forms are accepted: a JSON object in one parameter (`custom_metadata={"user":"alice"}`), or one parameter per key (`custom_metadata[user]=alice`). This entry documents the JSON form; the next documents the per-key form.
+         * Only sessions whose `custom_metadata` holds these values, one parameter per key (`custom_metadata[user]=alice&custom_metadata[tier]=2`: OpenAPI's deepObject style, what a generated client sends for this object). A value matches a stored string equal to it or a stored number or boolean written the same way (`tier=2` finds `{"tier": 2}`); keys are whole member names and hold no NUL character. The specification's other form is accepted too, given once: a JSON object in the plain parameter (`custom_metadata={"user":"alice"}`), nested at most 64 levels, whose strings match as above, other values the same JSON value, and `null` a missing or null member; anything else there answers 400 naming `custom_metadata`. OpenAPI allows one parameter per name and location, so that form is described here rather than as a second parameter. Given together, the two forms filter on the keys of both.
          */
-        custom_metadata?: string;
-        /**
-         * Per-key form of the `custom_metadata` filter: `custom_metadata[<key>]=<value>`, one parameter per key (deepObject style).
-         */
-        'custom_metadata[key]'?: {
+        custom_metadata?: {
             [key: string]: string;
         };
     };

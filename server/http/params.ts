@@ -1,7 +1,9 @@
 /**
  * Query parameters read and checked against the contract's parameter schemas (generated/openapi.json):
  * values are coerced from strings by their schema type, arrays collect repeated parameters, deepObject
- * parameters (`name[key]=value`) become objects. Errors read "<parameter>: <rule>".
+ * parameters (`name[key]=value`, OpenAPI's serialization of an object parameter `name`) become objects.
+ * A plain `name=value` of a deepObject parameter is not that style and is left to the handler (the
+ * contract may describe another form there, as `custom_metadata` does). Errors read "<parameter>: <rule>".
  */
 import { createRequire } from "node:module";
 import type Ajv2020 from "ajv/dist/2020.js";
@@ -31,7 +33,8 @@ function ajv(): Ajv2020 {
   if (ajvInstance) return ajvInstance;
   const Ajv = (load("ajv/dist/2020.js") as { default: typeof Ajv2020 }).default;
   const addFormats = (load("ajv-formats") as { default: typeof import("ajv-formats").default }).default;
-  ajvInstance = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true });
+  // verbose: errors carry their schema, so that the contract's `x-rule` wording applies (errorsOf).
+  ajvInstance = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, verbose: true });
   addFormats(ajvInstance);
   ajvInstance.addSchema(openapi as object, "openapi.json");
   return ajvInstance;
@@ -39,8 +42,8 @@ function ajv(): Ajv2020 {
 
 interface CompiledParam {
   param: ParameterObject;
-  /** For deepObject parameters documented as `base[key]`: the base name. */
-  deepBase: string | null;
+  /** Whether the parameter is in deepObject style (`name[key]=value`). */
+  deep: boolean;
   validate: ValidateFunction;
 }
 
@@ -76,8 +79,7 @@ function compiledParams(op: Operation): CompiledParam[] {
           ? `openapi.json#/${pointer("components", "parameters", raw.$ref.split("/").pop()!, "schema")}`
           : `openapi.json#/${pointer("paths", op.path, ...(where ? [where] : []), "parameters", String(index), "schema")}`;
       const validate = ajv().compile({ $ref: schemaRef });
-      const deep = param.style === "deepObject" ? /^(.*)\[[^\]]*\]$/.exec(param.name) : null;
-      list!.push({ param, deepBase: deep ? deep[1]! : param.style === "deepObject" ? param.name : null, validate });
+      list!.push({ param, deep: param.style === "deepObject", validate });
     });
   }
   cache.set(key, list);
@@ -117,11 +119,12 @@ export interface ParsedQuery {
 export function parseQuery(op: Operation, search: URLSearchParams): ParsedQuery {
   const values: Record<string, unknown> = {};
   const errors: string[] = [];
-  for (const { param, deepBase, validate } of compiledParams(op)) {
+  for (const { param, deep, validate } of compiledParams(op)) {
     let value: unknown;
-    if (deepBase !== null) {
+    if (deep) {
+      // Everything between `name[` and the last `]` is the key (a key may hold brackets).
       const obj: Record<string, string> = {};
-      const prefix = deepBase + "[";
+      const prefix = param.name + "[";
       for (const [k, v] of search) if (k.startsWith(prefix) && k.endsWith("]")) obj[k.slice(prefix.length, -1)] = v;
       if (Object.keys(obj).length === 0) continue;
       value = obj;

@@ -140,6 +140,32 @@ describe("GET /v2/live: cursor", () => {
   });
 });
 
+describe("GET /v2/live: custom_metadata (one deepObject parameter)", () => {
+  const param = () => (doc.paths["/v2/live"].get.parameters as Json[]).find((x) => x.name === "custom_metadata")!;
+  const list = async (q: string) => {
+    const res = await fetch(`${svc.running.url}/v2/live?${q}`, { headers: { "x-service-key": svc.key } });
+    return { status: res.status, body: (await res.json()) as { validation_errors?: string[] | null } };
+  };
+  /** The parameter's deepObject serialization (OpenAPI 3.1: `name[key]=value`, one pair per member). */
+  const deepObject = (value: Record<string, string>) => Object.entries(value).map(([k, v]) => `custom_metadata[${encodeURIComponent(k)}]=${encodeURIComponent(v)}`).join("&");
+
+  test("the only parameter of that name, in deepObject style", () => {
+    expect((doc.paths["/v2/live"].get.parameters as Json[]).filter((x) => String(x.name).startsWith("custom_metadata")).map((x) => [x.name, x.style, x.explode])).toEqual([["custom_metadata", "deepObject", true]]);
+  });
+
+  test.each<Record<string, string>>([{ "a\u0000b": "x" }, { "\u0000": "x" }])("key %j: refused by the contract's schema and by the server, naming custom_metadata", async (value) => {
+    expect(new Validator(param().schema, "2020-12", false).validate(value).valid).toBe(false);
+    const res = await list(deepObject(value));
+    expect(res.status).toBe(400);
+    expect((res.body.validation_errors ?? []).map(fieldOfLine)).toEqual(["custom_metadata"]);
+  });
+
+  test.each<Record<string, string>>([{ user: "alice" }, { "key][name": "v", "a[b]": "", "": "x" }])("schema-valid %j, serialized as deepObject: 200", async (value) => {
+    expect(new Validator(param().schema, "2020-12", false).validate(value).valid).toBe(true);
+    expect((await list(deepObject(value))).status).toBe(200);
+  });
+});
+
 describe("POST /v2/live?region= a region this address does not serve", () => {
   test("500 no_inference_endpoint, documented for the operation with the error body and an example", async () => {
     let spec = doc.paths["/v2/live"].post.responses["500"] as Json;

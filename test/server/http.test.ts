@@ -243,10 +243,19 @@ describe("GET /v2/live", () => {
     expect(await ids({ date: "2026-04-11" })).toEqual([b]);
     expect(await ids({ after_date: "2026-04-10T09:00:00Z" })).toEqual([d, b]);
     expect(await ids({ before_date: "2026-04-12T00:00:00Z" })).toEqual([b, a]);
-    expect(await ids({ custom_metadata: JSON.stringify({ user: "alice" }) })).toEqual([d, a]);
-    expect(await ids({ custom_metadata: JSON.stringify({ user: "alice", tier: 3 }) })).toEqual([d]);
-    const bracket = await fetch(`${svc.running.url}/v2/live?custom_metadata[user]=alice&custom_metadata[tier]=2`, { headers: { "x-service-key": acct.key } });
-    expect(((await bracket.json()) as { items: { id: string }[] }).items.map((s) => s.id)).toEqual([a]);
+    // The contract's deepObject form, as the generated client serializes it (custom_metadata[user]=alice).
+    expect(await ids({ custom_metadata: { user: "alice" } })).toEqual([d, a]);
+    expect(await ids({ custom_metadata: { user: "alice", tier: "2" } })).toEqual([a]);
+    // The JSON form (described by the parameter), alone and beside the per-key form.
+    const raw = async (qs: string) => {
+      const res = await fetch(`${svc.running.url}/v2/live?${qs}`, { headers: { "x-service-key": acct.key } });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { items: { id: string }[] }).items.map((s) => s.id);
+    };
+    expect(await raw(`custom_metadata=${encodeURIComponent(JSON.stringify({ user: "alice" }))}`)).toEqual([d, a]);
+    expect(await raw(`custom_metadata=${encodeURIComponent(JSON.stringify({ user: "alice", tier: 3 }))}`)).toEqual([d]);
+    expect(await raw(`custom_metadata=${encodeURIComponent(JSON.stringify({ user: "alice" }))}&custom_metadata[tier]=2`)).toEqual([a]);
+    expect(await raw("custom_metadata[user]=alice&custom_metadata[tier]=2")).toEqual([a]);
     expect(await ids({ limit: 1, offset: 1 })).toEqual([b]);
   });
 });

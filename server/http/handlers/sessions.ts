@@ -24,7 +24,12 @@ export async function ownSession(ctx: HandlerContext<"getLiveSession" | "deleteL
 
 const listDefaults = queryDefaults(operationById("listLiveSessions")) as Required<Pick<QueryOf<"listLiveSessions">, "limit" | "offset">>;
 
-function listQuery(values: QueryOf<"listLiveSessions">): { query: SessionListQuery; errors: string[] } {
+/**
+ * The listing query. `custom_metadata` comes in two forms (the contract's parameter description): the
+ * deepObject form, read by the contract (`values.custom_metadata`), and the JSON form, a JSON object in
+ * the plain parameter (`custom_metadata={...}`), read here from the query string.
+ */
+function listQuery(values: QueryOf<"listLiveSessions">, search: URLSearchParams): { query: SessionListQuery; errors: string[] } {
   const errors: string[] = [];
   const query: SessionListQuery = { limit: values.limit ?? listDefaults.limit, offset: values.offset ?? listDefaults.offset };
   if (typeof values.cursor === "string") {
@@ -40,18 +45,19 @@ function listQuery(values: QueryOf<"listLiveSessions">): { query: SessionListQue
   if (typeof values.before_date === "string") query.beforeDate = Date.parse(values.before_date);
   if (Array.isArray(values.status)) query.statuses = values.status;
   const metadata: Record<string, unknown> = {};
-  if (typeof values.custom_metadata === "string") {
+  const json = search.getAll("custom_metadata");
+  if (json.length > 1) errors.push("custom_metadata: the JSON form must be given once");
+  else if (json.length === 1) {
     try {
-      if (jsonDepthExceeded(values.custom_metadata) !== null) throw new Error();
-      const parsed = JSON.parse(values.custom_metadata);
+      if (jsonDepthExceeded(json[0]!) !== null) throw new Error();
+      const parsed = JSON.parse(json[0]!);
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error();
       Object.assign(metadata, parsed);
     } catch {
       errors.push(`custom_metadata: must be a JSON object nested at most ${MAX_JSON_DEPTH} levels, or use custom_metadata[<key>]=<value>`);
     }
   }
-  const perKey = values["custom_metadata[key]"];
-  if (perKey && typeof perKey === "object") Object.assign(metadata, perKey);
+  if (values.custom_metadata) Object.assign(metadata, values.custom_metadata);
   const badKeys = Object.keys(metadata).filter((k) => k.includes("\0") || !k.isWellFormed());
   if (badKeys.length) errors.push("custom_metadata: keys must not contain NUL characters or unpaired surrogates");
   else if (Object.keys(metadata).length) query.customMetadata = metadata;
@@ -60,7 +66,7 @@ function listQuery(values: QueryOf<"listLiveSessions">): { query: SessionListQue
 
 export const listLiveSessions: Handler<"listLiveSessions"> = async (ctx) => {
   const { values, errors } = ctx.query();
-  const parsed = listQuery(values);
+  const parsed = listQuery(values, ctx.info.url.searchParams);
   if (errors.length || parsed.errors.length) throw badRequest([...errors, ...parsed.errors]);
   const { store, clock, config } = ctx.deps;
   const now = clock.now();
