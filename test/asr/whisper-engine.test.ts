@@ -177,8 +177,9 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
   }, 60_000);
 
   test("low latency: a final's short window that reads as silence is encoded again in 30 s (a lone \"Yes.\" is kept); a partial's is not", async () => {
-    // espeak-ng's "Yes." cut 0.1 s around its sound: 0.54 s, which a 15-s window scores as silence
-    // (<|nospeech|> 0.74, average log-probability −1.14) and a 30-s one does not (0.51).
+    // espeak-ng's "Yes." cut 0.1 s around its sound: 0.54 s, which a 15-s window of the signed-int8
+    // encoder scores as silence (<|nospeech|> 0.74, average log-probability −1.14) and a 30-s one
+    // does not (0.51); a hiss reads as silence in both.
     const spoken = speak("Yes.");
     const loud = (x: number) => Math.abs(x) >= 0.01;
     const first = spoken.findIndex(loud);
@@ -189,14 +190,18 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
     const run = encoder.run.bind(encoder);
     encoder.run = (features, signal) => (frames.push(features.dims[2]!), run(features, signal));
     try {
-      const final = await tiny.transcribe({ audio, partial: false, lowLatency: true, beamSize: 1 });
-      expect(frames).toEqual([1500, 3000]);
-      expect(final.text).toBe("Yes.");
-      expect(final.stats).toHaveLength(1); // the 30-s window's, not the discarded one's
-      frames.length = 0;
+      // Whether this short window reads as silence depends on the encoder file the CPU runs (the
+      // signed-int8 one with 8-bit dot products scores it silent, the unsigned one elsewhere not):
+      // the partial, which is never checked again, tells. The final keeps "Yes." either way, and
+      // encodes again in 30 s exactly when the short window read as silence.
       const partial = await tiny.transcribe({ audio, partial: true, lowLatency: true });
       expect(frames).toEqual([1500]);
-      expect(partial.text).toBe("");
+      const shortSilent = partial.text === "";
+      frames.length = 0;
+      const final = await tiny.transcribe({ audio, partial: false, lowLatency: true, beamSize: 1 });
+      expect(frames).toEqual(shortSilent ? [1500, 3000] : [1500]);
+      expect(final.text).toBe("Yes.");
+      expect(final.stats).toHaveLength(1); // the kept window's, not a discarded one's
       // Real silence is checked in 30 s too, and stays silence.
       frames.length = 0;
       const random = mulberry32(11);
