@@ -55,13 +55,7 @@ async function streamed(svc: Awaited<ReturnType<typeof startTestService>>, model
   const { url } = await createSession(svc, { model, language_config: { languages: ["en"] }, messages_config: { receive_partial_transcripts: true } });
   const client = new RawClient(url);
   await client.opened;
-  let next = performance.now();
-  for (const frame of chunks(toPcm16(samples), RATE * 0.2)) {
-    client.send(frame);
-    next += 100;
-    const due = next - performance.now();
-    if (due > 0) await Bun.sleep(due);
-  }
+  await client.sendRealTime(chunks(toPcm16(samples), RATE * 0.2));
   client.stop();
   await client.closed;
   const finals = [...new Map(client.messages.filter((m: Msg) => m.type === "transcript" && m.data.is_final).map((m: Msg) => [m.data.id, m.data.utterance])).values()];

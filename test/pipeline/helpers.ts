@@ -127,6 +127,17 @@ export class RawClient {
     });
   }
 
+  /** Sends `frames` paced at `frameMs` each (a live client at 1× real time). */
+  async sendRealTime(frames: Uint8Array[], frameMs = 100): Promise<void> {
+    let next = performance.now();
+    for (const frame of frames) {
+      this.send(frame);
+      next += frameMs;
+      const due = next - performance.now();
+      if (due > 0) await Bun.sleep(due);
+    }
+  }
+
   send(data: Uint8Array | string): void {
     this.ws.send(data);
   }

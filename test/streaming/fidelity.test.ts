@@ -88,14 +88,7 @@ async function streamPhone(samples: Float32Array): Promise<Msg[]> {
   const { url } = await createSession(svc, { model: "trantoria-1", language_config: { languages: ["en"] }, encoding: "wav/pcm", sample_rate: 8000, bit_depth: 16, channels: 1 });
   const client = new RawClient(url);
   await client.opened;
-  const frames = chunks(toPcm16(samples), 1600);
-  let next = performance.now();
-  for (const f of frames) {
-    client.send(f);
-    next += 100;
-    const due = next - performance.now();
-    if (due > 0) await Bun.sleep(due);
-  }
+  await client.sendRealTime(chunks(toPcm16(samples), 1600));
   client.stop();
   expect((await client.closed).code).toBe(1000);
   return client.messages;

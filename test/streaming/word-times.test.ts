@@ -50,13 +50,7 @@ async function streamRealTime(samples: Float32Array, init: Record<string, unknow
   const { url } = await createSession(svc, { language_config: { languages: ["en"] }, messages_config: { receive_partial_transcripts: true }, ...init });
   const client = new RawClient(url);
   await client.opened;
-  let next = performance.now();
-  for (const frame of chunks(toPcm16(samples), RATE * 0.2)) {
-    client.send(frame);
-    next += 100;
-    const due = next - performance.now();
-    if (due > 0) await Bun.sleep(due);
-  }
+  await client.sendRealTime(chunks(toPcm16(samples), RATE * 0.2));
   client.stop();
   expect((await client.closed).code).toBe(1000);
   return client.messages;
