@@ -1,10 +1,11 @@
 /**
  * Turns sampled Whisper tokens into timed segments and words, and computes the gzip
- * compression ratio used to reject repetitive (hallucinated) output.
+ * compression ratio used to reject repetitive (hallucinated) output; where the next window starts.
  */
 import { deflateSync } from "node:zlib";
 import type { WordTiming } from "../types.ts";
 import type { WhisperTokenizer } from "../../tokenizer/whisper.ts";
+import { WHISPER_CHUNK_SAMPLES, WHISPER_SAMPLE_RATE } from "../../dsp/whisper-mel.ts";
 import { type TokenTimes, tameWords } from "./word-times.ts";
 
 export interface TimedSegment {
@@ -163,4 +164,15 @@ function isCompleteUtf8(bytes: number[]): boolean {
 
 function round(x: number): number {
   return Math.round(x * 1000) / 1000;
+}
+
+/** openai/whisper's seek: resume at the last timestamp unless the window ended on a lone timestamp. */
+export function seekAdvance(tokenizer: WhisperTokenizer, tokens: number[], windowSamples: number): number {
+  const n = tokens.length;
+  const lone = n >= 2 && !tokenizer.isTimestamp(tokens[n - 2]) && tokenizer.isTimestamp(tokens[n - 1]);
+  let lastPair = -1;
+  for (let i = 1; i < n; i++) if (tokenizer.isTimestamp(tokens[i]) && tokenizer.isTimestamp(tokens[i - 1])) lastPair = i;
+  if (windowSamples < WHISPER_CHUNK_SAMPLES || lone || lastPair < 0) return windowSamples;
+  const samples = Math.round(tokenizer.timestampSeconds(tokens[lastPair]) * WHISPER_SAMPLE_RATE);
+  return samples > 0 ? samples : windowSamples;
 }
