@@ -191,12 +191,21 @@ export function quietFrames(audio: Float32Array): Uint8Array {
 /**
  * Moves each token's start past the last pause (`PAUSE_FRAMES` quiet frames in a row) inside its
  * span, keeping at least two frames: the warping path gives a pause to the token after it (and
- * starts at the window's first frame), where the word has not begun yet.
+ * starts at the window's first frame), where the word has not begun yet. A span that ends in a
+ * pause ends where that pause begins: the last word of a window without timestamps (a led decode,
+ * `lead.ts`) is given the silence up to the window's end.
  */
 export function skipPauses(times: TokenTimes, quiet: Uint8Array): void {
   for (let k = 0; k < times.start.length; k++) {
     const from = Math.round(times.start[k]! / SECONDS_PER_FRAME);
-    const to = Math.min(quiet.length, Math.round(times.end[k]! / SECONDS_PER_FRAME) - 2);
+    let end = Math.min(quiet.length, Math.round(times.end[k]! / SECONDS_PER_FRAME));
+    let tail = end;
+    while (tail > from && quiet[tail - 1]) tail--;
+    if (end - tail >= PAUSE_FRAMES && tail - from >= 2) {
+      end = tail;
+      times.end[k] = end * SECONDS_PER_FRAME;
+    }
+    const to = end - 2;
     let run = 0;
     let onset = -1;
     for (let j = from; j < to; j++) {
