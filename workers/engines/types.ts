@@ -83,6 +83,23 @@ export interface TranscribeRequest {
    * (Whisper: `shortPartialWindows` in the model's decoding options). Finals are not affected.
    */
   shortPartialWindows?: boolean;
+  /**
+   * The first `samples` of `audio` are earlier audio of the stream (its latest utterances) and
+   * `text` is their transcript: context a short utterance is heard in, as it would be in a
+   * recording decoded whole. The result covers only the audio after them, timed from there.
+   * `previousText` is then the text before the lead. An engine that cannot use a lead transcribes
+   * the audio after it alone (`withoutLead`).
+   */
+  lead?: { samples: number; text: string };
+}
+
+/** The request without its lead: the audio after it alone, prompted with the lead's text after `previousText`. */
+export function withoutLead<R extends TranscribeRequest>(req: R): R {
+  if (!req.lead) return req;
+  const { lead, ...rest } = req;
+  const previousText = [req.previousText ?? "", lead.text].map((t) => t.trim()).filter((t) => t !== "").join(" ");
+  const audio = req.audio.subarray(Math.min(Math.max(0, Math.floor(lead.samples)), req.audio.length));
+  return { ...rest, audio, ...(previousText !== "" ? { previousText } : {}) } as R;
 }
 
 export interface WordTiming {

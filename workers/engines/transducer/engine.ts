@@ -6,6 +6,7 @@
  */
 import type * as ort from "onnxruntime-node";
 import type { Engine, EngineInfo, TranscribeRequest, TranscribeResult, VocabularyEntry, WordTiming } from "../types.ts";
+import { withoutLead } from "../types.ts";
 import { ContextGraph } from "./context-graph.ts";
 import { Fbank } from "./fbank.ts";
 import { TransducerModel } from "./model.ts";
@@ -116,7 +117,8 @@ export class TransducerEngine implements Engine {
     for (const [k, s] of this.streams) if (now - s.touched > ttl) this.streams.delete(k);
   }
 
-  async transcribe(req: TranscribeRequest): Promise<TransducerTranscribeResult> {
+  async transcribe(request: TranscribeRequest): Promise<TransducerTranscribeResult> {
+    const req = withoutLead(request); // a transducer's state carries the stream's context instead
     const audio = req.audio;
     if (!(audio instanceof Float32Array)) throw new TypeError("audio must be a Float32Array");
     for (let i = 0; i < audio.length; i++) {

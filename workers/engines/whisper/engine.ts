@@ -8,7 +8,7 @@ import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { WHISPER_CHUNK_SAMPLES, WHISPER_SAMPLE_RATE, loadWhisperMelFilters, whisperLogMel } from "../../dsp/whisper-mel.ts";
 import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
-import type { Engine, EngineInfo, LanguageProbability, TranscribeRequest, WordTiming } from "../types.ts";
+import { type Engine, type EngineInfo, type LanguageProbability, type TranscribeRequest, type WordTiming, withoutLead } from "../types.ts";
 import { loadWhisperConfig, type WhisperModelConfig } from "./config.ts";
 import { type DecoderStep, WhisperDecoder } from "./decoder.ts";
 import { DEFAULT_DECODING, TOKEN_SLACK, encoderWindowSamples, type WhisperDecodingOptions } from "./decoding-options.ts";
@@ -18,7 +18,8 @@ import type { WhisperEngineOptions, WhisperTranscribeRequest, WhisperTranscribeR
 import { checkAudio, peak, promptLed } from "./guards.ts";
 import { contextPrompt, vocabularyBias } from "./prompt.ts";
 import { LogitFilters, decodeWindow, logSoftmax, type SearchResult } from "./search.ts";
-import { compressionRatio, spokenWeight, tokensToSegments, type TimedSegment } from "./segments.ts";
+import { compressionRatio, seekAdvance, spokenWeight, tokensToSegments, type TimedSegment } from "./segments.ts";
+import { afterPrefix, ledSegments, usableLead } from "./lead.ts";
 import { lastClosedSegment } from "./repetition.ts";
 import { withPrior } from "./language-choice.ts";
 import { mulberry32 } from "../../util/prng.ts";
@@ -187,6 +188,8 @@ export class WhisperEngine implements Engine {
         throw new RangeError(`Whisper translates into English only, not "${req.targetLanguage}"`);
       }
     }
+    const lead = usableLead(this.tokenizer, req);
+    if (req.lead && !lead) return this.transcribe(withoutLead(req), signal);
     const fallbackLanguage = req.languages?.[0] ?? this.info.languages[0] ?? "en";
     if (req.audio.length === 0 || req.speech === false) return { ...NO_SPEECH, language: fallbackLanguage };
     if (this.opts.vad && !(await this.opts.vad(req.audio))) return { ...NO_SPEECH, language: fallbackLanguage };
@@ -226,20 +229,22 @@ export class WhisperEngine implements Engine {
         context = contextPrompt(this.tokenizer, req.previousText, req, language);
       }
       const bias = vocabularyBias(this.tokenizer, req, language);
-      const sot = this.cfg.multilingual
-        ? this.tokenizer.sotSequence(language, task, decoding.timestamps)
-        : this.tokenizer.sotSequence(undefined, undefined, decoding.timestamps);
-      const prompt = [...context, ...sot];
+      // A lead's window has no timestamps (its prefix has none); its times come from the alignment.
+      const led = lead !== null && seek === 0 ? lead : null;
+      const timestamps = decoding.timestamps && !led;
+      const sot = this.cfg.multilingual ? this.tokenizer.sotSequence(language, task, timestamps) : this.tokenizer.sotSequence(undefined, undefined, timestamps);
+      const prefix = led ? led.tokens : [];
+      const prompt = [...context, ...sot, ...prefix];
       const filters = new LogitFilters({
         tokenizer: this.tokenizer,
-        timestamps: decoding.timestamps,
+        timestamps,
         suppressTokens: this.cfg.suppressTokens,
         beginSuppressTokens: this.cfg.beginSuppressTokens ?? [...this.tokenizer.encode(" "), this.tokenizer.eot],
         maxInitialTimestampIndex: this.cfg.maxInitialTimestampIndex,
         ...(bias.length > 0 ? { bias } : {}),
       });
       const sampleLen = Math.min(224, Math.floor(this.cfg.maxTargetPositions / 2));
-      const budget = Math.min(sampleLen, Math.ceil(windowSeconds * decoding.maxTokensPerSecond) + TOKEN_SLACK);
+      const budget = Math.min(sampleLen, this.cfg.maxTargetPositions - prompt.length, Math.ceil((windowSeconds - (led?.seconds ?? 0)) * decoding.maxTokensPerSecond) + TOKEN_SLACK);
       const random = mulberry32(decoding.seed + seek);
       /**
        * Where a result cut out of a loop resumes, and the tokens it keeps: after the text before the
@@ -275,7 +280,7 @@ export class WhisperEngine implements Engine {
       let chosen: (typeof tried)[number] | undefined;
       for (const t of temperatures) {
         const result = await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
-          prompt, sotIndex: context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, temperature: t, random, signal, firstCall,
+          prompt, sotIndex: led ? null : context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, temperature: t, random, signal, firstCall,
           loopSkip: this.isTimestamp,
         });
         // Stopped by the per-second budget (not by Whisper's own limit): a runaway decode.
@@ -327,9 +332,9 @@ export class WhisperEngine implements Engine {
       if (!silent && !repetitive) {
         const text = tokens.filter((t) => t < this.tokenizer.eot);
         const sotPlain = this.cfg.multilingual ? this.tokenizer.sotSequence(language, task, false) : this.tokenizer.sotSequence(undefined, undefined, false);
-        const times = this.aligner && (await this.aligner.tokenTimes(sotPlain, text, this.tokenizer.eot, (await first!).cache.cross, window, signal));
-        const windowSegments = tokensToSegments(this.tokenizer, tokens, r.tokenLogprobs, offset, windowSeconds, language, times || null);
-        segments.push(...windowSegments);
+        const times = this.aligner && (await this.aligner.tokenTimes(sotPlain, [...prefix, ...text], this.tokenizer.eot, (await first!).cache.cross, window, signal));
+        const windowSegments = tokensToSegments(this.tokenizer, tokens, r.tokenLogprobs, offset - (led?.seconds ?? 0), windowSeconds, language, afterPrefix(times || null, prefix.length));
+        segments.push(...(led ? ledSegments(windowSegments) : windowSegments));
         weighted += r.avgLogprob * tokens.length;
         weight += tokens.length;
       }
@@ -338,7 +343,7 @@ export class WhisperEngine implements Engine {
       if (temperature > PROMPT_RESET_TEMPERATURE) promptFrom = segments.length;
       const previous = promptFrom === 0 ? [req.previousText ?? "", ...segments.map((x) => x.text)] : segments.slice(promptFrom).map((x) => x.text);
       context = contextPrompt(this.tokenizer, previous.join(" "), req, language);
-      seek += resume ? resume.samples : this.seekAdvance(tokens, window.length);
+      seek += resume ? resume.samples : seekAdvance(this.tokenizer, tokens, window.length);
     }
     const text = segments.map((s) => s.text).join(" ").trim();
     const words: WordTiming[] = segments.flatMap((s) => s.words);
@@ -347,6 +352,10 @@ export class WhisperEngine implements Engine {
     // Punctuation alone (". . . .", Whisper's answer to some noise) is no speech either. A final's
     // prompt can tip a short reply the VAD heard over the no-speech line ("Yes." after a few turns):
     // it is silence only if it is silence unprompted too.
+    // A led decode that heard nothing after its prefix, or only the prefix's words again, is decoded without the lead.
+    if (lead && (!/[\p{L}\p{N}]/u.test(text) || promptLed(text, lead.text, (req.audio.length - lead.samples) / WHISPER_SAMPLE_RATE))) {
+      return this.transcribe(withoutLead(req), signal);
+    }
     if (!/[\p{L}\p{N}]/u.test(text)) {
       if (req.previousText && !req.partial) return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
       return { ...NO_SPEECH, language: lang, stats, ...detected };
@@ -354,23 +363,11 @@ export class WhisperEngine implements Engine {
     // Whisper given audio it cannot make out may write its prompt's last words again ("1, 2, 3, 4"
     // for a noisy "Billing." after "One two three four."), continue it, or make up more words than
     // the audio holds: such a result is decoded again unprompted.
-    if (req.previousText && promptLed(text, req.previousText, req.audio.length / WHISPER_SAMPLE_RATE)) {
+    if (!lead && req.previousText && promptLed(text, req.previousText, req.audio.length / WHISPER_SAMPLE_RATE)) {
       return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
     }
     const confidence = Math.round(Math.exp(weight > 0 ? weighted / weight : 0) * 1000) / 1000;
     return { text, language: lang, confidence, words, noSpeech: false, segments, stats, ...detected };
-  }
-
-  /** openai/whisper's seek: resume at the last timestamp unless the window ended on a lone timestamp. */
-  private seekAdvance(tokens: number[], windowSamples: number): number {
-    const tk = this.tokenizer;
-    const n = tokens.length;
-    const lone = n >= 2 && !tk.isTimestamp(tokens[n - 2]) && tk.isTimestamp(tokens[n - 1]);
-    let lastPair = -1;
-    for (let i = 1; i < n; i++) if (tk.isTimestamp(tokens[i]) && tk.isTimestamp(tokens[i - 1])) lastPair = i;
-    if (windowSamples < WHISPER_CHUNK_SAMPLES || lone || lastPair < 0) return windowSamples;
-    const samples = Math.round(tk.timestampSeconds(tokens[lastPair]) * WHISPER_SAMPLE_RATE);
-    return samples > 0 ? samples : windowSamples;
   }
 
   /** The language of a window: its own detection, plus the stream's earlier evidence when given. */

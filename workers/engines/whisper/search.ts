@@ -172,8 +172,11 @@ export function topK(values: Float64Array | Float32Array, k: number): number[] {
 export interface SearchOptions {
   /** Decoder input of the first call (optional <|startofprev|> context, then the sot sequence). */
   prompt: number[];
-  /** Index of <|startoftranscript|> in `prompt` (its logits give the no-speech probability). */
-  sotIndex: number;
+  /**
+   * Index of <|startoftranscript|> in `prompt` (its logits give the no-speech probability); null
+   * when a forced prefix follows it (the prefix is speech: the probability is reported as 0).
+   */
+  sotIndex: number | null;
   /** Maximum sampled tokens. */
   sampleLen: number;
   beamSize: number;
@@ -226,10 +229,13 @@ export async function decodeWindow(
 ): Promise<SearchResult> {
   const V = decoder.vocabSize;
   const first = await (opts.firstCall ? opts.firstCall() : decoder.run(opts.prompt, encoderHidden, null));
-  const sotAt = opts.sotIndex - first.firstPosition;
-  if (sotAt < 0) throw new Error(`the decoder gave no logits for <|startoftranscript|> (position ${opts.sotIndex})`);
-  const sotRow = first.logits.subarray(sotAt * V, (sotAt + 1) * V);
-  const noSpeechProb = Math.exp(sotRow[noSpeechToken] - logSumExp(sotRow));
+  let noSpeechProb = 0;
+  if (opts.sotIndex !== null) {
+    const sotAt = opts.sotIndex - first.firstPosition;
+    if (sotAt < 0) throw new Error(`the decoder gave no logits for <|startoftranscript|> (position ${opts.sotIndex})`);
+    const sotRow = first.logits.subarray(sotAt * V, (sotAt + 1) * V);
+    noSpeechProb = Math.exp(sotRow[noSpeechToken] - logSumExp(sotRow));
+  }
   const lastRow = first.logits.slice(first.logits.length - V);
 
   const score = (row: Float32Array, sampled: number[]) => {

@@ -1,0 +1,65 @@
+/**
+ * A short utterance decoded after a lead (`TranscribeRequest.lead`): the stream's latest
+ * utterances go first in the window and their transcript is forced as the decode's prefix, so the
+ * model hears the new words in the context it would have in a recording decoded whole (a lone
+ * "Two." heard as "Do", "Seven three nine" as "Seven free items"). What follows the prefix is the
+ * utterance's text; word times come from the alignment of prefix and text together.
+ */
+import { WHISPER_CHUNK_SAMPLES, WHISPER_SAMPLE_RATE } from "../../dsp/whisper-mel.ts";
+import type { WhisperTokenizer } from "../../tokenizer/whisper.ts";
+import type { TranscribeRequest } from "../types.ts";
+import type { TokenTimes } from "./word-times.ts";
+import type { TimedSegment } from "./segments.ts";
+
+/** Most prefix tokens: the lead's text beyond them is not forced (the lead is dropped instead). */
+const MAX_LEAD_TOKENS = 96;
+
+export interface Lead {
+  /** Samples of the request's audio before the utterance. */
+  samples: number;
+  seconds: number;
+  /** The forced prefix (the lead's transcript). */
+  tokens: number[];
+  text: string;
+}
+
+/**
+ * The request's lead when it can be used: the lead and the utterance fit one 30-s window, the
+ * utterance has audio, and the transcript has words and fits the prefix budget. Null otherwise
+ * (the request is then decoded without it).
+ */
+export function usableLead(tokenizer: WhisperTokenizer, req: TranscribeRequest): Lead | null {
+  const lead = req.lead;
+  if (!lead) return null;
+  const samples = Math.floor(lead.samples);
+  const text = lead.text.trim();
+  if (!(samples > 0 && samples < req.audio.length) || req.audio.length > WHISPER_CHUNK_SAMPLES || !/[\p{L}\p{N}]/u.test(text)) return null;
+  const tokens = tokenizer.encode(` ${text}`);
+  if (tokens.length > MAX_LEAD_TOKENS) return null;
+  return { samples, seconds: samples / WHISPER_SAMPLE_RATE, tokens, text };
+}
+
+/** Token times of the text after the prefix (the alignment ran over prefix and text). */
+export function afterPrefix(times: TokenTimes | null, prefix: number): TokenTimes | null {
+  return times && { start: times.start.slice(prefix), end: times.end.slice(prefix) };
+}
+
+/**
+ * Segments of a led window, timed from the utterance's start: nothing before 0, and no leading
+ * punctuation (the text after a prefix may begin with the prefix's closing ".").
+ */
+export function ledSegments(segments: TimedSegment[]): TimedSegment[] {
+  const clamp = (t: number) => Math.max(0, t);
+  return segments
+    .map((s) => {
+      const words = s.words.filter((w, i, all) => all.slice(0, i + 1).some((x) => /[\p{L}\p{N}]/u.test(x.word)));
+      return {
+        ...s,
+        text: s.text.replace(/^[^\p{L}\p{N}]+/u, ""),
+        start: clamp(s.start),
+        end: clamp(s.end),
+        words: words.map((w, i) => ({ ...w, word: i === 0 ? w.word.replace(/^[^\p{L}\p{N}]+/u, "") : w.word, start: clamp(w.start), end: clamp(w.end) })),
+      };
+    })
+    .filter((s) => s.text !== "");
+}
