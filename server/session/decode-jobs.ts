@@ -7,6 +7,7 @@ import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { NoCapacityError, type DecodePriority, type TranscribeResult } from "../../workers/contract/types.ts";
 import { FRONTEND_SAMPLE_RATE } from "../audio/frontend.ts";
 import { previousText, sessionVocabulary } from "./context.ts";
+import { LEAD_MAX_UTTERANCE_S, type LeadContext } from "./lead.ts";
 import type { LanguageEvidence } from "./language.ts";
 import type { StreamingProfile } from "./profiles.ts";
 import type { StreamDecodeRequest } from "./stream-types.ts";
@@ -21,6 +22,8 @@ export interface DecodeJobs {
   heard: readonly Utterance[];
   language: LanguageEvidence;
   profile: StreamingProfile;
+  /** The lead of a short final on `channel` starting at `start` (session s), if it has one (`lead.ts`). */
+  lead?: (channel: number, start: number) => LeadContext | undefined;
 }
 
 /** Options of one decode besides the audio: the prompt text, the beam size of a final, and what aborts a streamed decode. */
@@ -30,14 +33,22 @@ export interface DecodeExtra {
   signal?: AbortSignal;
   /** A speculative final (a final's is `final`, a partial's `partial`). */
   priority?: DecodePriority;
+  /** Earlier utterances heard before this audio (its prompt is then the lead's `previousText`). */
+  lead?: LeadContext;
+}
+
+/** The lead of a final-settings decode of a whole short utterance starting at `start` (session s), if any. */
+export function leadOf(jobs: DecodeJobs, channel: number, start: number, audio: Float32Array): LeadContext | undefined {
+  return audio.length <= LEAD_MAX_UTTERANCE_S * FRONTEND_SAMPLE_RATE ? jobs.lead?.(channel, start) : undefined;
 }
 
 /**
  * One decode of a streamed utterance: a partial or a speculative final fails quietly (e.g. no
  * capacity; the final then decodes anew), a final waits and retries.
  */
-export async function decodeForStream(jobs: DecodeJobs, channel: number, key: string, req: StreamDecodeRequest, seq: number, signal?: AbortSignal): Promise<TranscribeResult> {
-  const extra: DecodeExtra = { previousText: req.previousText, beamSize: req.beamSize, signal, ...(req.speculative ? { priority: "speculative" } : {}) };
+export async function decodeForStream(jobs: DecodeJobs, channel: number, key: string, start: number, req: StreamDecodeRequest, seq: number, signal?: AbortSignal): Promise<TranscribeResult> {
+  const lead = !req.partial && req.leadable ? leadOf(jobs, channel, start, req.audio) : undefined;
+  const extra: DecodeExtra = { previousText: req.previousText, beamSize: req.beamSize, signal, ...(req.speculative ? { priority: "speculative" } : {}), ...(lead ? { lead } : {}) };
   if (req.partial || req.speculative) return transcribe(jobs, channel, key, seq, req.audio, req.partial, extra);
   const r = await transcribeWithRetry(jobs, channel, key, 1_000_000 + seq, req.audio, extra);
   if (!r) throw new Error("final transcription failed");
@@ -73,7 +84,8 @@ export async function transcribe(jobs: DecodeJobs, channel: number, key: string,
   const detects = languages === undefined || languages.length > 1;
   const languagePrior = detects && !jobs.host.options.language_config.code_switching ? jobs.language.prior() : undefined;
   const vocabulary = sessionVocabulary(options);
-  const previous = extra.previousText ?? previousText(jobs.heard, channel);
+  const lead = extra.lead;
+  const previous = lead ? lead.previousText : (extra.previousText ?? previousText(jobs.heard, channel));
   const job = {
     sessionId: id,
     utteranceId: key,
@@ -81,7 +93,8 @@ export async function transcribe(jobs: DecodeJobs, channel: number, key: string,
     model: options.model,
     priority: extra.priority ?? (partial ? "partial" : "final"),
     request: {
-      audio,
+      audio: lead ? joined(lead.audio, audio) : audio,
+      ...(lead ? { lead: { samples: lead.audio.length, text: lead.text } } : {}),
       partial,
       streamKey: `${id}/${key}`,
       languages,
@@ -116,4 +129,11 @@ function decodeLanguages(jobs: DecodeJobs): string[] | undefined {
     if (first) return [first.language];
   }
   return languages.length > 0 ? languages : undefined;
+}
+
+function joined(a: Float32Array, b: Float32Array): Float32Array {
+  const out = new Float32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }

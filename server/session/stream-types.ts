@@ -15,6 +15,11 @@ export interface StreamDecodeRequest {
   speculative?: boolean;
   /** Beam size asked for a final decode. */
   beamSize?: number;
+  /**
+   * The buffer is the whole utterance, prompted with the earlier text only: a final-settings decode
+   * of it may be heard after the stream's latest utterances (a lead, `lead.ts`).
+   */
+  leadable?: boolean;
 }
 
 /** `signal`: the stream no longer wants the result (the decode may stop early and reject). */

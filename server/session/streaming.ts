@@ -259,7 +259,8 @@ export class UtteranceStream {
     this.stats.maxDecodedSeconds = Math.max(this.stats.maxDecodedSeconds, seconds);
     const asked = this.now();
     const offset = this.bufferStart / this.rate;
-    const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }), ...(speculative ? { speculative } : {}) }, signal);
+    const leadable = prompt && offset === 0 && this.done.length === 0;
+    const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }), ...(speculative ? { speculative } : {}), ...(leadable ? { leadable } : {}) }, signal);
     const decodeSeconds = (this.now() - asked) / 1000;
     const words = (r.noSpeech ? [] : r.words)
       .filter((w) => w.word.trim() !== "")

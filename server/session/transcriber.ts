@@ -16,14 +16,15 @@ import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { FRONTEND_SAMPLE_RATE, type FrontendEvent } from "../audio/frontend.ts";
 import { previousText } from "./context.ts";
 import { LanguageEvidence } from "./language.ts";
-import { decodeForStream, transcribeWithRetry, type DecodeJobs } from "./decode-jobs.ts";
+import { decodeForStream, leadOf, transcribeWithRetry, type DecodeJobs } from "./decode-jobs.ts";
+import { LeadAudio } from "./lead.ts";
 import { type HeldFinal, NumberHold } from "../enrich/hold.ts";
 import type { SessionMessage } from "./messages.ts";
 import { streamingProfile, type StreamingProfile } from "./profiles.ts";
 import type { StreamView } from "./stream-types.ts";
 import { UtteranceStream } from "./streaming.ts";
 import type { RecognitionState, TranscriberHost } from "./transcriber-host.ts";
-import { toUtterance, viewResult } from "./utterance.ts";
+import { toUtterance, viewResult, wordsFrom } from "./utterance.ts";
 
 /** Margin before a detected speech start that may belong to its utterance (pre-roll plus padding). */
 const OPEN_UTTERANCE_MARGIN_S = 0.5;
@@ -94,6 +95,8 @@ export class Transcriber {
   private readonly hold: NumberHold<PendingFinal> | null;
   /** Session time (s) up to which the front end has read the audio (all channels alike). */
   private audioEnd = 0;
+  /** The latest recognized finals' audio: the lead of a short final (`lead.ts`). */
+  private readonly leads = new LeadAudio();
 
   constructor(
     private readonly host: TranscriberHost,
@@ -106,7 +109,13 @@ export class Transcriber {
     this.openKey = Array.from({ length: channels }, () => null);
     this.indexBase = restored ? restored.indexBase : new Array(channels).fill(0);
     this.streaming = streamingProfile(host.options.profile);
-    this.jobs = { host, heard: this.heard, language: new LanguageEvidence(), profile: this.streaming };
+    this.jobs = {
+      host,
+      heard: this.heard,
+      language: new LanguageEvidence(),
+      profile: this.streaming,
+      lead: (channel, start) => this.leads.leadFor(channel, start, this.heard, [...this.pendingFinals].some((p) => p.channel === channel && p.start < start - 1e-6 && !p.recognized)),
+    };
     this.hold = host.options.turn_router ? null : new NumberHold<PendingFinal>((f) => this.enqueueExpiry(f));
     if (restored) {
       this.utterances.push(...restored.utterances);
@@ -249,7 +258,7 @@ export class Transcriber {
           sampleRate: FRONTEND_SAMPLE_RATE,
           // Read at each decode: the finals before this utterance may still be in recognition.
           context: () => previousText(this.heard, channel),
-          decode: (req, signal) => decodeForStream(this.jobs, channel, key, req, ++e.seq, signal),
+          decode: (req, signal) => decodeForStream(this.jobs, channel, key, start, req, ++e.seq, signal),
           onPartial: (v) => this.partialView(key, channel, start, v),
           holdPartialsMs: this.streaming.partialHoldMs,
         }),
@@ -305,7 +314,8 @@ export class Transcriber {
         }, () => null)
       : this.recognitionChains[channel]!.then(async () => {
           const asked = performance.now();
-          const r = await transcribeWithRetry(this.jobs, channel, key, 1_000_000, audio, { beamSize: this.streaming.finalBeamSize });
+          const lead = leadOf(this.jobs, channel, start, audio);
+          const r = await transcribeWithRetry(this.jobs, channel, key, 1_000_000, audio, { beamSize: this.streaming.finalBeamSize, ...(lead ? { lead } : {}) });
           if (r) this.transcriptionTimeS += (performance.now() - asked) / 1000;
           return r;
         });
@@ -323,6 +333,7 @@ export class Transcriber {
       (r) => {
         this.transcribedUntil.delete(key);
         if (r === null) return; // failed: it counts once handled (reported, then settled)
+        this.leads.heard(channel, start, end, audio, r.text);
         pending.recognized = true;
         this.host.transcribed();
       },
@@ -359,9 +370,12 @@ export class Transcriber {
   /** Enriches and delivers a final, then lets the acknowledgments move past the audio it covers. */
   private async deliverFinal(f: HeldFinal<PendingFinal>): Promise<void> {
     if (!this.host.isEnded()) {
+      const c = f.utterance.channel;
+      const last = this.utterances.findLast((u) => u.channel === c && u.words.length > 0);
+      const recognized = last ? wordsFrom(f.utterance, last.words[last.words.length - 1]!.end) : f.utterance;
       const { utterance, messages } = this.host.enrichment.active
-        ? await this.host.enrichment.final(f.utterance, { id: f.id, channel: f.utterance.channel, ...(f.audio ? { audio: f.audio } : {}) })
-        : { utterance: f.utterance, messages: [] };
+        ? await this.host.enrichment.final(recognized, { id: f.id, channel: c, ...(f.audio ? { audio: f.audio } : {}) })
+        : { utterance: recognized, messages: [] };
       this.utterances.push(utterance);
       this.finalIds.push(f.id);
       this.deliver(f.id, true, utterance, messages);
