@@ -94,7 +94,7 @@ export async function transcribe(jobs: DecodeJobs, channel: number, key: string,
     priority: extra.priority ?? (partial ? "partial" : "final"),
     request: {
       audio: lead ? joined(lead.audio, audio) : audio,
-      ...(lead ? { lead: { samples: lead.audio.length, text: lead.text } } : {}),
+      ...(lead ? { lead: { samples: lead.audio.length, text: lead.text, segments: lead.segments } } : {}),
       partial,
       streamKey: `${id}/${key}`,
       languages,

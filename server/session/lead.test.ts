@@ -23,6 +23,10 @@ describe("the lead of a short final", () => {
     expect(lead.audio[Math.round(1.5 * RATE)]).toBe(0);
     expect(lead.audio[Math.round(2.5 * RATE)]).toBeCloseTo(0.2);
     expect(lead.audio[lead.audio.length - 1]).toBe(0);
+    expect(lead.segments).toEqual([
+      { start: 0, end: 1, text: "One." },
+      { start: 2, end: 3, text: "Two." },
+    ]);
   });
 
   test("none when the final before is not recognized yet, or was no speech; it starts at most 8 s before the utterance", () => {

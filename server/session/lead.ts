@@ -27,6 +27,8 @@ interface Heard {
 export interface LeadContext {
   audio: Float32Array;
   text: string;
+  /** Where each utterance lies in `audio` (s) and its text. */
+  segments: { start: number; end: number; text: string }[];
   previousText: string;
 }
 
@@ -61,20 +63,25 @@ export class LeadAudio {
     const first = parts[0];
     if (!first) return undefined;
     const pieces: Float32Array[] = [];
+    const segments: LeadContext["segments"] = [];
+    let at = 0;
     parts.forEach((h, i) => {
       const next = parts[i + 1]?.start ?? start;
       // Utterances padded with the same audio overlap: what the next one holds is left to it.
       const overlap = Math.max(0, Math.round((h.end - next) * FRONTEND_SAMPLE_RATE));
-      pieces.push(h.audio.subarray(0, Math.max(0, h.audio.length - overlap)));
-      pieces.push(new Float32Array(Math.round(Math.min(LEAD_GAP_S, Math.max(0, next - h.end)) * FRONTEND_SAMPLE_RATE)));
+      const own = h.audio.subarray(0, Math.max(0, h.audio.length - overlap));
+      const gap = new Float32Array(Math.round(Math.min(LEAD_GAP_S, Math.max(0, next - h.end)) * FRONTEND_SAMPLE_RATE));
+      segments.push({ start: at / FRONTEND_SAMPLE_RATE, end: (at + own.length) / FRONTEND_SAMPLE_RATE, text: h.text });
+      pieces.push(own, gap);
+      at += own.length + gap.length;
     });
     const audio = new Float32Array(pieces.reduce((n, p) => n + p.length, 0));
-    let at = 0;
+    let to = 0;
     for (const p of pieces) {
-      audio.set(p, at);
-      at += p.length;
+      audio.set(p, to);
+      to += p.length;
     }
     const before = heard.filter((u) => u.channel !== channel || u.start < first.start - 1e-6);
-    return { audio, text: parts.map((h) => h.text).join(" "), previousText: previousText(before, channel) };
+    return { audio, text: parts.map((h) => h.text).join(" "), segments, previousText: previousText(before, channel) };
   }
 }

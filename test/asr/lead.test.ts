@@ -1,6 +1,7 @@
 /**
  * A short utterance decoded after a lead (`TranscribeRequest.lead`) on real weights: the result
- * holds the utterance's words only, timed inside it; across short replies in several voices it
+ * holds the utterance's words only, timed inside it (the lead's utterances placed, as the session
+ * gives them); across short replies in several voices it
  * makes no more errors than decoding each reply alone; a lead after which nothing is said falls
  * back to the utterance alone (silence stays silence).
  */
@@ -52,11 +53,17 @@ describe.skipIf(!ready)("a short utterance heard after a lead", () => {
       for (const [voice, rate] of VOICES) {
         const leadTurns = LEAD_TURNS.map((t) => turn(t, voice, rate));
         const leadAudio = join(leadTurns[0]!, silence(1), leadTurns[1]!, silence(1.2));
+        // where the session's lead places them (session/lead.ts): each turn's audio, padding included
+        const second = (leadTurns[0]!.length + RATE) / RATE;
+        const segments = [
+          { start: 0, end: leadTurns[0]!.length / RATE, text: LEAD_TURNS[0]! },
+          { start: second, end: second + leadTurns[1]!.length / RATE, text: LEAD_TURNS[1]! },
+        ];
         for (const reply of REPLIES) {
           const audio = turn(reply, voice, rate);
           const ref = fidelityWords(reply);
           const a = await engine.transcribe({ audio, partial: false, languages: ["en"], previousText: LEAD_TURNS.join(" ") });
-          const r = await engine.transcribe({ audio: join(leadAudio, audio), partial: false, languages: ["en"], lead: { samples: leadAudio.length, text: LEAD_TURNS.join(" ") } });
+          const r = await engine.transcribe({ audio: join(leadAudio, audio), partial: false, languages: ["en"], lead: { samples: leadAudio.length, text: LEAD_TURNS.join(" "), segments } });
           const seconds = audio.length / RATE;
           console.log(`${name} ${voice} "${reply}": alone «${a.text}», led «${r.text}»`);
           expect(fidelityWords(r.text).filter((w) => ["please", "hold", "line", "sure"].includes(w))).toEqual([]);
@@ -76,7 +83,7 @@ describe.skipIf(!ready)("a short utterance heard after a lead", () => {
     }
   }, 240_000);
 
-  test("nothing said after the lead: silence, as without it", async () => {
+  test("nothing said after the lead (given without segments: an untimed prefix): silence, as without it", async () => {
     const leadAudio = join(turn("Please hold the line.", "en-us", 150), silence(1));
     const hiss = Float32Array.from({ length: RATE }, (_, i) => 0.002 * Math.sin(i * 12.9898) * Math.cos(i * 78.233));
     for (const [name, engine] of engines) {

@@ -88,9 +88,10 @@ export interface TranscribeRequest {
    * `text` is their transcript: context a short utterance is heard in, as it would be in a
    * recording decoded whole. The result covers only the audio after them, timed from there.
    * `previousText` is then the text before the lead. An engine that cannot use a lead transcribes
-   * the audio after it alone (`withoutLead`).
+   * the audio after it alone (`withoutLead`). `segments`, when given, place the lead's utterances
+   * (seconds from the audio's first sample; their texts make up `text`).
    */
-  lead?: { samples: number; text: string };
+  lead?: { samples: number; text: string; segments?: { start: number; end: number; text: string }[] };
 }
 
 /** The request without its lead: the audio after it alone, prompted with the lead's text after `previousText`. */

@@ -229,9 +229,9 @@ export class WhisperEngine implements Engine {
         context = contextPrompt(this.tokenizer, req.previousText, req, language);
       }
       const bias = vocabularyBias(this.tokenizer, req, language);
-      // A lead's window has no timestamps (its prefix has none); its times come from the alignment.
+      // A lead's window has timestamps only when its prefix has them; its words are timed by the alignment.
       const led = lead !== null && seek === 0 ? lead : null;
-      const timestamps = decoding.timestamps && !led;
+      const timestamps = decoding.timestamps && (!led || led.timed);
       const sot = this.cfg.multilingual ? this.tokenizer.sotSequence(language, task, timestamps) : this.tokenizer.sotSequence(undefined, undefined, timestamps);
       const prefix = led ? led.tokens : [];
       const prompt = [...context, ...sot, ...prefix];
@@ -241,6 +241,7 @@ export class WhisperEngine implements Engine {
         suppressTokens: this.cfg.suppressTokens,
         beginSuppressTokens: this.cfg.beginSuppressTokens ?? [...this.tokenizer.encode(" "), this.tokenizer.eot],
         maxInitialTimestampIndex: this.cfg.maxInitialTimestampIndex,
+        ...(led?.timed ? { minInitialTimestampIndex: Math.round(led.seconds / 0.02) } : {}),
         ...(bias.length > 0 ? { bias } : {}),
       });
       const sampleLen = Math.min(224, Math.floor(this.cfg.maxTargetPositions / 2));
@@ -332,8 +333,8 @@ export class WhisperEngine implements Engine {
       if (!silent && !repetitive) {
         const text = tokens.filter((t) => t < this.tokenizer.eot);
         const sotPlain = this.cfg.multilingual ? this.tokenizer.sotSequence(language, task, false) : this.tokenizer.sotSequence(undefined, undefined, false);
-        const times = this.aligner && (await this.aligner.tokenTimes(sotPlain, [...prefix, ...text], this.tokenizer.eot, (await first!).cache.cross, window, signal));
-        const windowSegments = tokensToSegments(this.tokenizer, tokens, r.tokenLogprobs, offset - (led?.seconds ?? 0), windowSeconds, language, afterPrefix(times || null, prefix.length));
+        const times = this.aligner && (await this.aligner.tokenTimes(sotPlain, [...(led?.textTokens ?? []), ...text], this.tokenizer.eot, (await first!).cache.cross, window, signal));
+        const windowSegments = tokensToSegments(this.tokenizer, tokens, r.tokenLogprobs, offset - (led?.seconds ?? 0), windowSeconds, language, afterPrefix(times || null, led?.textTokens.length ?? 0));
         segments.push(...(led ? ledSegments(windowSegments) : windowSegments));
         weighted += r.avgLogprob * tokens.length;
         weight += tokens.length;

@@ -1,6 +1,7 @@
 /**
  * A short utterance decoded after a lead (`TranscribeRequest.lead`): the stream's latest
- * utterances go first in the window and their transcript is forced as the decode's prefix, so the
+ * utterances go first in the window and their transcript (each utterance between its timestamps,
+ * where the lead gives them) is forced as the decode's prefix, so the
  * model hears the new words in the context it would have in a recording decoded whole (a lone
  * "Two." heard as "Do", "Seven three nine" as "Seven free items"). What follows the prefix is the
  * utterance's text; word times come from the alignment of prefix and text together.
@@ -18,8 +19,12 @@ export interface Lead {
   /** Samples of the request's audio before the utterance. */
   samples: number;
   seconds: number;
-  /** The forced prefix (the lead's transcript). */
+  /** The forced prefix: the lead's transcript, each utterance between its timestamps where the lead places them. */
   tokens: number[];
+  /** The prefix's text tokens (the alignment's), without timestamps. */
+  textTokens: number[];
+  /** The prefix has timestamps: the window is decoded with them, its first new one no earlier than the lead's end. */
+  timed: boolean;
   text: string;
 }
 
@@ -34,9 +39,15 @@ export function usableLead(tokenizer: WhisperTokenizer, req: TranscribeRequest):
   const samples = Math.floor(lead.samples);
   const text = lead.text.trim();
   if (!(samples > 0 && samples < req.audio.length) || req.audio.length > WHISPER_CHUNK_SAMPLES || !/[\p{L}\p{N}]/u.test(text)) return null;
-  const tokens = tokenizer.encode(` ${text}`);
-  if (tokens.length > MAX_LEAD_TOKENS) return null;
-  return { samples, seconds: samples / WHISPER_SAMPLE_RATE, tokens, text };
+  const seconds = samples / WHISPER_SAMPLE_RATE;
+  const segments = (lead.segments ?? []).filter((s) => /[\p{L}\p{N}]/u.test(s.text));
+  const timed = segments.length > 0 && segments.every((s, i) => s.start >= (segments[i - 1]?.end ?? 0) - 1e-6 && s.end >= s.start && s.end <= seconds + 1e-6);
+  const stamp = (t: number) => tokenizer.timestampBegin + Math.round(Math.min(t, seconds) / 0.02);
+  const parts = timed ? segments.map((s) => ({ text: tokenizer.encode(` ${s.text.trim()}`), from: stamp(s.start), to: stamp(s.end) })) : [{ text: tokenizer.encode(` ${text}`), from: -1, to: -1 }];
+  const textTokens = parts.flatMap((p) => p.text);
+  if (textTokens.length > MAX_LEAD_TOKENS) return null;
+  const tokens = timed ? parts.flatMap((p) => [p.from, ...p.text, p.to]) : textTokens;
+  return { samples, seconds, tokens, textTokens, timed, text };
 }
 
 /** Token times of the text after the prefix (the alignment ran over prefix and text). */

@@ -14,6 +14,11 @@ export interface FilterConfig {
   suppressTokens: number[];
   beginSuppressTokens: number[];
   maxInitialTimestampIndex: number;
+  /**
+   * The first sampled timestamp is at least this index (after a timed prefix: where the new audio
+   * starts); it then has no maximum. Absent: 0, and `maxInitialTimestampIndex` applies.
+   */
+  minInitialTimestampIndex?: number;
   /** Vocabulary phrases favoured while decoding (custom vocabulary), each with its logit bonus. */
   bias?: PhraseBias[];
 }
@@ -69,7 +74,9 @@ export class LogitFilters {
     }
     if (n === 0) {
       logits.fill(-Infinity, 0, tsBegin);
-      logits.fill(-Infinity, Math.min(V, tsBegin + this.cfg.maxInitialTimestampIndex + 1), V);
+      const min = this.cfg.minInitialTimestampIndex;
+      if (min !== undefined) logits.fill(-Infinity, tsBegin, Math.min(V, tsBegin + min));
+      else logits.fill(-Infinity, Math.min(V, tsBegin + this.cfg.maxInitialTimestampIndex + 1), V);
     }
     // If the timestamps together are likelier than any single text token, force a timestamp.
     // Compared on the logits: log-softmax shifts every entry by the same amount.
