@@ -7,6 +7,7 @@
  */
 
 import type { ConverterType as ConverterTypes } from "@alexanderolsen/libsamplerate-js";
+import { concatSamples } from "./samples.ts";
 
 export type ResamplerQuality = "fastest" | "medium" | "best";
 
@@ -32,17 +33,6 @@ const QUALITY: Record<ResamplerQuality, keyof typeof ConverterTypes> = {
 };
 
 const MAX_RATE = 192000;
-
-function concat(parts: Float32Array[]): Float32Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
 
 function passthrough(rate: number): Resampler {
   let count = 0;
@@ -108,7 +98,7 @@ export async function createResampler(
       // Feed silence until the filter has released every sample that belongs to the input.
       const pad = new Float32Array(Math.max(256, Math.ceil(fromRate / 50)));
       for (let i = 0; i < 50 && samplesOut < target; i++) parts.push(run(pad));
-      const tail = concat(parts.length ? parts : [new Float32Array(0)]);
+      const tail = concatSamples(parts.length ? parts : [new Float32Array(0)]);
       const cut = Math.min(Math.max(0, samplesOut - target), tail.length);
       samplesOut -= cut;
       return tail.subarray(0, tail.length - cut);

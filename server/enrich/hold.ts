@@ -15,6 +15,7 @@
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { endsInsideNumber, startsWithNumber } from "./number-words.ts";
+import { concatSamples } from "../audio/samples.ts";
 
 /** Longest pause (s of audio) across which a number is joined. */
 const NUMBER_HOLD_S = 1.2;
@@ -34,11 +35,7 @@ export interface HeldFinal<T = unknown> {
 }
 
 function joinAudio(a: Float32Array | undefined, b: Float32Array | undefined): Float32Array | undefined {
-  if (!a || !b) return a ?? b;
-  const out = new Float32Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
+  return a && b ? concatSamples([a, b]) : (a ?? b);
 }
 
 /** Joins a held final and the final that completes its number. */

@@ -6,6 +6,7 @@
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { NoCapacityError, type DecodePriority, type TranscribeResult } from "../../workers/contract/types.ts";
 import { FRONTEND_SAMPLE_RATE } from "../audio/frontend.ts";
+import { concatSamples } from "../audio/samples.ts";
 import { previousText, sessionVocabulary } from "./context.ts";
 import { LEAD_MAX_UTTERANCE_S, type LeadContext } from "./lead.ts";
 import type { LanguageEvidence } from "./language.ts";
@@ -93,7 +94,7 @@ export async function transcribe(jobs: DecodeJobs, channel: number, key: string,
     model: options.model,
     priority: extra.priority ?? (partial ? "partial" : "final"),
     request: {
-      audio: lead ? joined(lead.audio, audio) : audio,
+      audio: lead ? concatSamples([lead.audio, audio]) : audio,
       ...(lead ? { lead: { samples: lead.audio.length, text: lead.text, segments: lead.segments } } : {}),
       partial,
       streamKey: `${id}/${key}`,
@@ -129,11 +130,4 @@ function decodeLanguages(jobs: DecodeJobs): string[] | undefined {
     if (first) return [first.language];
   }
   return languages.length > 0 ? languages : undefined;
-}
-
-function joined(a: Float32Array, b: Float32Array): Float32Array {
-  const out = new Float32Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

@@ -7,6 +7,7 @@
  */
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { FRONTEND_SAMPLE_RATE } from "../audio/frontend.ts";
+import { concatSamples } from "../audio/samples.ts";
 import { previousText } from "./context.ts";
 
 /** Utterances this long or shorter (s, padding included) are decoded after a lead. */
@@ -75,12 +76,7 @@ export class LeadAudio {
       pieces.push(own, gap);
       at += own.length + gap.length;
     });
-    const audio = new Float32Array(pieces.reduce((n, p) => n + p.length, 0));
-    let to = 0;
-    for (const p of pieces) {
-      audio.set(p, to);
-      to += p.length;
-    }
+    const audio = concatSamples(pieces);
     const before = heard.filter((u) => u.channel !== channel || u.start < first.start - 1e-6);
     return { audio, text: parts.map((h) => h.text).join(" "), segments, previousText: previousText(before, channel) };
   }

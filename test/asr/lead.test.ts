@@ -9,24 +9,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { WhisperEngine } from "../../workers/engines/whisper/index.ts";
 import { spoken } from "../helpers/speech.ts";
+import { join16k as join } from "../helpers/addon-models.ts";
 import { fidelityWords } from "../../bench/fidelity/normalize.ts";
 import { align } from "../../bench/fidelity/metrics.ts";
 import { modelsDir, requireWeights } from "./models.ts";
 
 const ready = requireWeights("whisper-tiny.en", "whisper-base");
 const RATE = 16000;
-const silence = (s: number) => new Float32Array(Math.round(s * RATE));
-const join = (...parts: Float32Array[]) => {
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
 /** A turn as the front end cuts it: 0.3 s of padding either side. */
-const turn = (text: string, voice: string, rate: number) => join(silence(0.3), spoken(text, voice, rate), silence(0.3));
+const turn = (text: string, voice: string, rate: number) => join(0.3, spoken(text, voice, rate), 0.3);
 
 const LEAD_TURNS = ["Please hold the line.", "Sure."];
 const REPLIES = ["Two.", "Seven three nine.", "Check my balance.", "Nope."];
@@ -52,7 +43,7 @@ describe.skipIf(!ready)("a short utterance heard after a lead", () => {
       let led = 0;
       for (const [voice, rate] of VOICES) {
         const leadTurns = LEAD_TURNS.map((t) => turn(t, voice, rate));
-        const leadAudio = join(leadTurns[0]!, silence(1), leadTurns[1]!, silence(1.2));
+        const leadAudio = join(leadTurns[0]!, 1, leadTurns[1]!, 1.2);
         // where the session's lead places them (session/lead.ts): each turn's audio, padding included
         const second = (leadTurns[0]!.length + RATE) / RATE;
         const segments = [
@@ -84,7 +75,7 @@ describe.skipIf(!ready)("a short utterance heard after a lead", () => {
   }, 240_000);
 
   test("nothing said after the lead (given without segments: an untimed prefix): silence, as without it", async () => {
-    const leadAudio = join(turn("Please hold the line.", "en-us", 150), silence(1));
+    const leadAudio = join(turn("Please hold the line.", "en-us", 150), 1);
     const hiss = Float32Array.from({ length: RATE }, (_, i) => 0.002 * Math.sin(i * 12.9898) * Math.cos(i * 78.233));
     for (const [name, engine] of engines) {
       const r = await engine.transcribe({ audio: join(leadAudio, hiss), partial: false, languages: ["en"], lead: { samples: leadAudio.length, text: "Please hold the line." } });
