@@ -56,12 +56,15 @@ export function afterPrefix(times: TokenTimes | null, prefix: number): TokenTime
 }
 
 /**
- * Segments of a led window, timed from the utterance's start: nothing before 0, and no leading
- * punctuation (the text after a prefix may begin with the prefix's closing ".").
+ * Segments of a led window, timed from the utterance's start: nothing before 0, no leading
+ * punctuation (the text after a prefix may begin with the prefix's closing "."), and a first letter
+ * in upper case (after a prefix that ends mid-sentence, "Thank you so much", the model goes on in
+ * lower case, "it costs $25"; the utterance is delivered on its own, as it would be decoded alone).
  */
 export function ledSegments(segments: TimedSegment[]): TimedSegment[] {
   const clamp = (t: number) => Math.max(0, t);
-  return segments
+  const capital = (text: string) => text.replace(/^\p{Ll}/u, (c) => c.toUpperCase());
+  const out = segments
     .map((s) => {
       const words = s.words.filter((w, i, all) => all.slice(0, i + 1).some((x) => /[\p{L}\p{N}]/u.test(x.word)));
       return {
@@ -73,4 +76,7 @@ export function ledSegments(segments: TimedSegment[]): TimedSegment[] {
       };
     })
     .filter((s) => s.text !== "");
+  const first = out[0];
+  if (first) out[0] = { ...first, text: capital(first.text), words: first.words.map((w, i) => (i === 0 ? { ...w, word: capital(w.word) } : w)) };
+  return out;
 }
