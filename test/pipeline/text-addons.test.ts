@@ -65,7 +65,9 @@ describe("text add-ons over the WebSocket, on whisper-tiny.en", () => {
     const finals = finalsOf(client);
     expect(finals.slice(0, 3)).toEqual(["My name is [NAME_1] and I live in [LOCATION_CITY_1]", "My phone number is [PHONE_NUMBER_1]", "I really love this. Thank you so much"]);
     // numerals: whatever the recognizer wrote as words is digits now.
-    expect(finals[3]).toMatch(/^It costs? \$?25\b/);
+    // (Its case depends on the CPU's encoder: after "Thank you so much" without a full stop, the
+    // signed-int8 encoder's tiny.en goes on in lower case.)
+    expect(finals[3]).toMatch(/^it costs? \$?25\b/i);
     expect(finals.join(" ")).not.toMatch(/\b(one|two|three|four|five|six|seven|eight|nine|zero|twenty)\b/i);
     const pii = ofType(client, "pii");
     expect(pii.map((m) => m.data.entities.map((e: { label: string; id: number }) => `${e.label}_${e.id}`))).toEqual([["name_1", "location_city_1"], ["phone_number_1"]]);
