@@ -350,13 +350,13 @@ export class WhisperEngine implements Engine {
     const words: WordTiming[] = segments.flatMap((s) => s.words);
     const lang = language ?? fallbackLanguage;
     const detected = languageProbabilities ? { languageProbabilities } : {};
-    // Punctuation alone (". . . .", Whisper's answer to some noise) is no speech either. A final's
-    // prompt can tip a short reply the VAD heard over the no-speech line ("Yes." after a few turns):
-    // it is silence only if it is silence unprompted too.
     // A led decode that heard nothing after its prefix, or only the prefix's words again, is decoded without the lead.
     if (lead && (!/[\p{L}\p{N}]/u.test(text) || promptLed(text, lead.text, (req.audio.length - lead.samples) / WHISPER_SAMPLE_RATE))) {
       return this.transcribe(withoutLead(req), signal);
     }
+    // Punctuation alone (". . . .", Whisper's answer to some noise) is no speech either. A final's
+    // prompt can tip a short reply the VAD heard over the no-speech line ("Yes." after a few turns):
+    // it is silence only if it is silence unprompted too.
     if (!/[\p{L}\p{N}]/u.test(text)) {
       if (req.previousText && !req.partial) return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
       return { ...NO_SPEECH, language: lang, stats, ...detected };
