@@ -48,6 +48,8 @@ export interface AudioFrontend {
   push(bytes: Uint8Array): Promise<FrontendEvent[]>;
   /** End of recording: drains the resamplers and ends open utterances (reason `flush`). */
   flush(): Promise<FrontendEvent[]>;
+  /** Channel `channel`'s endpointer cuts its open utterance at `time` (seconds of the channel): `Endpointer.cut`. */
+  cut(channel: number, utteranceIndex: number, time: number): void;
   /** Every byte received, WAV header included (offset of the next byte from the session start). */
   readonly bytesReceived: number;
   /** Seconds of audio received (whole frames decoded at the session rate). */
@@ -140,6 +142,7 @@ export async function createAudioFrontend(options: AudioFrontendOptions): Promis
         found,
       );
     },
+    cut: (channel, utteranceIndex, time) => channels[channel]?.endpointer.cut(utteranceIndex, time),
     get bytesReceived() {
       return decoder.bytesReceived;
     },

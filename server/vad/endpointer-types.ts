@@ -28,7 +28,12 @@ export interface EndpointerOptions {
   preRollMs?: number;
 }
 
-export type UtteranceEndReason = "endpointing" | "max_duration" | "flush";
+/**
+ * Why an utterance ended: silence (`endpointing`), `maximum_duration_without_endpointing`, the end of
+ * the stream, or the recognizer (`Endpointer.cut`). After `max_duration` and `recognizer` the next
+ * utterance starts at the same sample.
+ */
+export type UtteranceEndReason = "endpointing" | "max_duration" | "flush" | "recognizer";
 
 export interface SpeechStartEvent {
   type: "speech_start";
@@ -84,6 +89,13 @@ export interface Endpointer {
   push(samples: Float32Array): Promise<EndpointerEvent[]>;
   /** End of stream: scores the last partial chunk and ends an open utterance (reason `flush`). */
   flush(): Promise<EndpointerEvent[]>;
+  /**
+   * Asks for open utterance `utteranceIndex` to be cut at `time` (seconds from the channel's start)
+   * as if by the maximum duration (reason `recognizer`): the recognizer heard its words end there
+   * while the VAD still hears sound. Made once audio up to `time` is scored; ignored if that
+   * utterance has ended by then or does not contain `time`.
+   */
+  cut(utteranceIndex: number, time: number): void;
   /** Samples taken in so far (updated as queued pushes are processed). */
   readonly samplesReceived: number;
   /** Samples currently held (open utterance, pre-roll and the unscored remainder). */

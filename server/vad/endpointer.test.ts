@@ -214,6 +214,39 @@ describe("endpointer on long and empty audio", () => {
     expect(Math.max(...free.map((u) => u.end - u.start))).toBeGreaterThan(limit);
   });
 
+  test("a cut the recognizer asks for ends the open utterance there, and the next starts at that sample without speech events", async () => {
+    // jfk's longest stretch of speech (5.41–7.58 s) four times back to back: the VAD hears speech throughout.
+    const jfk = await load("jfk.wav");
+    const stretch = jfk.subarray(Math.round(5.45 * RATE), Math.round(7.55 * RATE));
+    const signal = new Float32Array(stretch.length * 4);
+    for (let k = 0; k < 4; k++) signal.set(stretch, k * stretch.length);
+    const ep = createEndpointer(vad.createStream(RATE), { partialIntervalMs: 500 });
+    const events: EndpointerEvent[] = [];
+    let asked = false;
+    for (let i = 0; i < signal.length; i += 1600) {
+      events.push(...(await ep.push(signal.subarray(i, i + 1600))));
+      const partial = events.findLast((e): e is UtterancePartialEvent => e.type === "utterance_partial");
+      if (!asked && partial && partial.end >= 3) {
+        ep.cut(partial.utteranceIndex + 1, 2.5); // not the open utterance: ignored
+        ep.cut(partial.utteranceIndex, 2.5);
+        asked = true;
+      }
+    }
+    events.push(...(await ep.flush()));
+    const pieces = finals(events);
+    expect(pieces.map((p) => p.reason)).toEqual(["recognizer", "flush"]);
+    expect(pieces[0]!.end).toBeCloseTo(2.5, 9);
+    expect(pieces[0]!.audio.length).toBe(Math.round((pieces[0]!.end - pieces[0]!.start) * RATE));
+    expect(pieces[1]!.start).toBeCloseTo(2.5, 9);
+    expect(pieces.map((p) => p.utteranceIndex)).toEqual([0, 1]);
+    expect(events.filter((e) => e.type === "speech_start")).toHaveLength(1);
+    expect(events.filter((e) => e.type === "speech_end")).toHaveLength(1);
+    expect(events.some((e) => e.type === "utterance_partial" && e.utteranceIndex === 1 && e.start === 2.5)).toBe(true);
+    // Once an utterance has ended, a cut asked for it changes nothing.
+    ep.cut(1, 5);
+    expect(await ep.flush()).toEqual([]);
+  });
+
   test("a cut by maximum_duration_without_endpointing falls in a pause; later partials commit nothing past it", async () => {
     // jfk.wav's second utterance (from 5.2 s) runs past 5 s: its only pause (7.65–8.19 s, shorter
     // than the endpointing) is where it splits, not at 10.2 s in the middle of "for your country".

@@ -13,6 +13,8 @@
  * utterance starts at that very sample, with no new speech events while speech continues. The cut
  * falls where the speaker is least likely to be mid-word (see `CUT_SEARCH_S`), never before the end
  * of a partial emitted without a `commitLimit`: a recognizer may have committed words up to there.
+ * The recognizer may also ask for a cut (`cut`, reason `recognizer`): it heard the words end while
+ * the VAD still hears sound (background voices, noise); that cut is made in the same way.
  *
  * Times are seconds from the first sample of the channel. Utterance audio starts a little before
  * the detected speech (`preRollMs`) and ends `speechPadMs` after it. Memory is bounded by the open
@@ -128,6 +130,8 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
   let dipCut: { at: number; prob: number } | null = null;
   let finished = false;
   let chain: Promise<unknown> = Promise.resolve();
+  /** A cut the recognizer asked for (`cut`): the open utterance it is for and the sample to cut at. */
+  let requested: { index: number; at: number } | null = null;
 
   const final = (from: number, to: number, reason: UtteranceEndReason): UtteranceFinalEvent => ({
     type: "utterance_final",
@@ -172,12 +176,24 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     if (hi > lo && (dipCut === null || p <= dipCut.prob)) dipCut = { at: Math.round((lo + hi) / 2), prob: p };
   }
 
+  /** Ends the open utterance at sample `cut` while speech goes on: the next one starts there, without speech events. */
+  function cutOpen(cut: number, reason: UtteranceEndReason, events: EndpointerEvent[]): void {
+    if (utteranceHasSpeech) events.push(final(utteranceStart, cut, reason));
+    utteranceIndex += utteranceHasSpeech ? 1 : 0;
+    utteranceStart = cut;
+    utteranceHasSpeech = lastSpeechEnd > cut;
+    // The next piece's first partial is due an interval after the cut (at once if that has passed).
+    lastPartial = cut;
+    resetCut(cut);
+  }
+
   function endSpeech(end: number, reason: UtteranceEndReason, events: EndpointerEvent[]): void {
     events.push({ type: "speech_end", time: sec(end) });
     if (utteranceHasSpeech && end > utteranceStart) events.push(final(utteranceStart, end, reason));
     phase = "idle";
     silenceStart = null;
     lastEnd = end;
+    requested = null;
   }
 
   /** Applies one scored chunk [from, to) with speech probability p. */
@@ -211,18 +227,16 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
       utteranceHasSpeech = true;
       lastSpeechEnd = to;
     }
+    if (requested !== null && (requested.index !== utteranceIndex || requested.at <= utteranceStart)) requested = null;
+    if (requested !== null && requested.at <= to) {
+      cutOpen(requested.at, "recognizer", events);
+      requested = null;
+    }
     if (maxSamples !== Infinity) considerCut(p, from, to);
     while (to - utteranceStart >= maxSamples) {
       const limit = utteranceStart + maxSamples;
       const chosen = silenceCut?.at ?? dipCut?.at ?? limit;
-      const cut = chosen > utteranceStart && chosen <= limit ? chosen : limit;
-      if (utteranceHasSpeech) events.push(final(utteranceStart, cut, "max_duration"));
-      utteranceIndex += utteranceHasSpeech ? 1 : 0;
-      utteranceStart = cut;
-      utteranceHasSpeech = lastSpeechEnd > cut;
-      // The next piece's first partial is due an interval after the cut (at once if that has passed).
-      lastPartial = cut;
-      resetCut(cut);
+      cutOpen(chosen > utteranceStart && chosen <= limit ? chosen : limit, "max_duration", events);
     }
     if (silenceStart !== null && to - silenceStart >= endpointingSamples) {
       endSpeech(Math.min(silenceStart + padSamples, to), "endpointing", events);
@@ -328,6 +342,9 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
       return enqueue(() => doPush(copy));
     },
     flush: () => enqueue(doFlush),
+    cut: (index, time) => {
+      if (phase === "speech" && index === utteranceIndex) requested = { index, at: Math.round(time * rate) };
+    },
     get samplesReceived() {
       return window.end;
     },
