@@ -796,7 +796,7 @@ export type LiveSessionInit = unknown & {
     profile?: LatencyProfile;
     language_config?: LanguageConfig;
     /**
-     * Seconds of silence that close an utterance.
+     * Seconds of silence that close an utterance. While partial transcripts are produced, an utterance is also closed when the recognizer has heard no word for this long while sound goes on (background voices, noise): its final holds the words so far, and the sound after it starts the next utterance, without a new `speech_start`.
      */
     endpointing?: number;
     /**

@@ -149,6 +149,7 @@ export async function assembleSession(
       error: (message, code) => hooks.error(message, code),
       isEnded: () => hooks.isEnded(),
       transcribed: () => acknowledgments.update(),
+      cut: (channel, index, time) => frontend.cut(channel, index, time - acks!.frontendBase.seconds),
     },
     format.channels,
     restored,

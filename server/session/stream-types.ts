@@ -81,4 +81,16 @@ export interface UtteranceStreamOptions {
    * it before any work is done.
    */
   holdPartialsMs?: number;
+  /**
+   * Seconds after the last committed word in which the decodes may hear no word before `onQuiet` is
+   * called (absent: never).
+   */
+  quietS?: number;
+  /**
+   * Called once, with the end of the last committed word (utterance seconds), when the last
+   * `agreement` decodes heard nothing after the committed words and the newest ran `quietS` past
+   * that word: the speaker has stopped while the VAD still hears sound (background voices, noise),
+   * and the utterance may be cut there. If it is, its final is the committed words up to the cut.
+   */
+  onQuiet?: (lastWordEnd: number) => void;
 }

@@ -731,3 +731,67 @@ describe("the seconds a final counts (transcription_time)", () => {
     expect(views.map((v) => v.seconds)).toEqual([0.25]);
   });
 });
+
+describe("quiet while sound goes on (onQuiet)", () => {
+  const quietProfile = { ...STREAMING_PROFILES.balanced, partialHoldMs: 0, restWhenBehind: 0, minCommitAudioS: 0 };
+  // Words up to 1.5 s, then sound in which the decodes hear nothing (background voices).
+  const said = [w("please", 0.1, 0.5), w("cancel", 0.55, 0.9), w("my", 0.95, 1.1), w("order.", 1.15, 1.5)];
+  const heardUpTo = (script: WordTiming[]) => async (req: StreamDecodeRequest): Promise<TranscribeResult> => {
+    const heard = script.filter((x) => x.end <= req.audio.length / RATE);
+    return { text: texts(heard), language: "en", confidence: 0.9, words: heard, noSpeech: heard.length === 0 };
+  };
+
+  async function feed(stream: UtteranceStream, untilS: number): Promise<void> {
+    for (let t = 0.5; t <= untilS + 1e-9; t += 0.5) {
+      stream.partial(new Float32Array(Math.round(t * RATE)));
+      await stream.idle();
+    }
+  }
+
+  test("called once, with the last word's end, when two decodes heard nothing for quietS after it; the cut's final is the committed words without a decode", async () => {
+    const quiet: number[] = [];
+    const calls: StreamDecodeRequest[] = [];
+    const decode = heardUpTo(said);
+    const stream = new UtteranceStream({
+      profile: quietProfile,
+      quietS: 0.64,
+      onQuiet: (end) => quiet.push(end),
+      decode: (req) => {
+        calls.push(req);
+        return decode(req);
+      },
+    });
+    await feed(stream, 2.0);
+    expect(quiet).toEqual([]); // the last words are not committed yet, or the gap is under 0.64 s
+    await feed(stream, 4.0);
+    expect(quiet).toEqual([1.5]);
+    const decodes = calls.length;
+    const final = await stream.finish(new Float32Array(Math.round(1.82 * RATE)));
+    expect(final.text).toBe("please cancel my order.");
+    expect(calls.length).toBe(decodes);
+  });
+
+  test("never called while words keep coming, nor without quietS", async () => {
+    const talk = Array.from({ length: 12 }, (_, i) => w(`w${i}`, i * 0.5, i * 0.5 + 0.4));
+    for (const quietS of [0.64, undefined]) {
+      const quiet: number[] = [];
+      const stream = new UtteranceStream({ profile: quietProfile, ...(quietS ? { quietS } : {}), onQuiet: (end) => quiet.push(end), decode: heardUpTo(quietS ? talk : said) });
+      await feed(stream, 5.5);
+      expect(quiet).toEqual([]);
+      await stream.finish(new Float32Array(5.5 * RATE));
+    }
+  });
+
+  test("a word committed after the quiet decode, past the cut, stays out of the cut's final", async () => {
+    const later = [...said, w("thanks", 2.6, 2.9)];
+    let heard = said;
+    const quiet: number[] = [];
+    const stream = new UtteranceStream({ profile: quietProfile, quietS: 0.64, onQuiet: (end) => quiet.push(end), decode: (req) => heardUpTo(heard)(req) });
+    await feed(stream, 3.0);
+    expect(quiet).toEqual([1.5]);
+    heard = later;
+    await feed(stream, 4.5);
+    const final = await stream.finish(new Float32Array(Math.round(1.82 * RATE)));
+    expect(final.text).toBe("please cancel my order.");
+  });
+});

@@ -27,6 +27,9 @@
  *   the final search settings (`finalBeamSize`), ahead of any newer partial audio. If the pause
  *   becomes the utterance's end, that decode is the final's tail: no decode runs after the
  *   endpointing window. If speech resumes, it serves as one more partial decode.
+ * - Quiet while sound goes on: when the decodes hear no word for `quietS` after the committed ones
+ *   (see `onQuiet`), the stream says so once; the utterance is then cut there and its final is the
+ *   committed words (no decode runs for it).
  * - The final is the committed words plus the tail: the tail of the newest decode that covered the
  *   whole utterance when it was a final-settings decode (the speculative one) or the profile allows
  *   reusing partial decodes (`reuseCoveringDecode`), else of one decode of the buffer with the final
@@ -94,6 +97,8 @@ export class UtteranceStream {
   private wake: (() => void) | null = null;
   /** Clock time (ms) since which partial audio has been waiting for a decode (null: none waiting); see `holdPartialsMs`. */
   private heldSince: number | null = null;
+  /** The decode after which `onQuiet` was called and the end of the last committed word then (null before). */
+  private quiet: { d: Decoded; wordEnd: number } | null = null;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
   readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0 };
 
@@ -168,11 +173,23 @@ export class UtteranceStream {
         this.agree(d);
         this.cut();
         this.opts.onPartial?.(this.view(this.history[this.history.length - 1] ?? [], d, pause && !d.skipped));
+        this.checkQuiet(d);
       } catch (e) {
         if (!abort.signal.aborted) this.opts.onError?.(e);
       }
     }
     this.running = null;
+  }
+
+  /** Calls `onQuiet` once the last decodes heard nothing for `quietS` after the committed words. */
+  private checkQuiet(d: Decoded): void {
+    const q = this.opts.quietS;
+    const last = this.committedWords.at(-1);
+    if (this.quiet !== null || q === undefined || !this.opts.onQuiet || d.skipped || last === undefined) return;
+    if (this.history.length < Math.max(1, this.opts.profile.agreement) || this.history.some((h) => h.length > 0)) return;
+    if (d.audioEnd / this.rate - last.end < q) return;
+    this.quiet = { d, wordEnd: last.end };
+    this.opts.onQuiet(last.end);
   }
 
   /** A partial decode took `ms` from request to result: beyond the partial interval, the next one rests. */
@@ -215,6 +232,8 @@ export class UtteranceStream {
     this.finished = true;
     this.wake?.();
     const p = this.opts.profile;
+    const quiet = this.quietFinal(audio);
+    if (quiet) return quiet;
     // A decode covers the final's audio up to its end. Where the utterance may have been cut (a
     // commit limit), it must not go past that end by more than a chunk or two of pause either: the
     // words after the cut belong to the next piece.
@@ -247,6 +266,22 @@ export class UtteranceStream {
       d = { ...d, audioEnd: audio.length, tentative: d.tentative.map(clamp) };
     }
     return this.view(d.tentative, d);
+  }
+
+  /**
+   * The final of an utterance cut after `onQuiet`: the committed words that end inside it (words
+   * committed after the quiet decode, past the cut, are heard again by the next piece).
+   */
+  private quietFinal(audio: Float32Array): StreamView | null {
+    const end = audio.length / this.rate;
+    if (this.quiet === null || end < this.quiet.wordEnd || end > this.quiet.d.audioEnd / this.rate) return null;
+    const { d } = this.quiet;
+    this.inflight?.abort.abort();
+    this.stats.finalReused = true;
+    const inside = (w: WordTiming) => w.end <= end;
+    this.done.splice(0, this.done.length, ...this.done.filter(inside));
+    this.committed.splice(0, this.committed.length, ...this.committed.filter(inside));
+    return this.view([], { ...d, audioEnd: audio.length });
   }
 
   private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number, speculative = false, signal?: AbortSignal, prompt = true): Promise<Decoded> {

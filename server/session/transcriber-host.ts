@@ -20,6 +20,11 @@ export interface TranscriberHost {
   /** Sends an `error` message. */
   error(message: string, code: string): void;
   isEnded(): boolean;
+  /**
+   * The recognizer heard open utterance `utteranceIndex` (the front end's numbering) of `channel`
+   * end at session time `time` while the VAD still hears sound: the front end cuts it there.
+   */
+  cut(channel: number, utteranceIndex: number, time: number): void;
   /** More audio is transcribed (a pause's speculative final returned, a final recognized or handled): acknowledgments may move on. */
   transcribed(): void;
 }

@@ -155,7 +155,7 @@ export class Transcriber {
           this.partial(c, e.utteranceIndex, e.audio, t0 + e.start, e.pause, e.commitLimit === null ? undefined : e.commitLimit - e.start);
           break;
         case "utterance_final":
-          this.openStart[c] = e.reason === "max_duration" ? t0 + e.end : null;
+          this.openStart[c] = e.reason === "max_duration" || e.reason === "recognizer" ? t0 + e.end : null;
           this.openKey[c] = null;
           this.final(c, e.utteranceIndex, e.audio, t0 + e.start, t0 + e.end);
           break;
@@ -261,6 +261,9 @@ export class Transcriber {
           decode: (req, signal) => decodeForStream(this.jobs, channel, key, start, req, ++e.seq, signal),
           onPartial: (v) => this.partialView(key, channel, start, v),
           holdPartialsMs: this.streaming.partialHoldMs,
+          // Words heard, then none for the endpointing window while the VAD hears sound: cut in that gap.
+          quietS: this.host.options.endpointing,
+          onQuiet: (end) => this.host.cut(channel, index, start + end + this.host.options.endpointing / 2),
         }),
       };
       entry = e;
