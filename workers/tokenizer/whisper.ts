@@ -119,6 +119,18 @@ export class WhisperTokenizer {
     return this.bpe.decode(ids);
   }
 
+  /** Whether ordinary token `id` decodes to punctuation and spaces only (", ", "."): memoized. */
+  isPunctuation(id: number): boolean {
+    if (id >= this.eot || id < 0) return false;
+    let p = this.punctuation.get(id);
+    if (p === undefined) {
+      p = /^[\s\p{P}]+$/u.test(this.bpe.decode([id]));
+      this.punctuation.set(id, p);
+    }
+    return p;
+  }
+  private readonly punctuation = new Map<number, boolean>();
+
   isTimestamp(id: number): boolean {
     return id >= this.timestampBegin && id < this.timestampBegin + WHISPER_TIMESTAMP_COUNT;
   }

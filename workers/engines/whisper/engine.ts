@@ -70,6 +70,11 @@ export class WhisperEngine implements Engine {
   /** The encoder takes a variable number of mel frames (a symbolic input length): short utterances get shorter windows. */
   private readonly variableWindow: boolean;
   private readonly isTimestamp = (t: number) => this.tokenizer.isTimestamp(t);
+  /** Loops are looked for in the text without timestamps, and without punctuation too (units of two different tokens or more). */
+  private readonly loopChecks = [
+    { skip: this.isTimestamp, minDistinct: 1 },
+    { skip: (t: number) => this.isTimestamp(t) || this.tokenizer.isPunctuation(t), minDistinct: 2 },
+  ];
 
   private constructor(
     private readonly cfg: WhisperModelConfig,
@@ -282,7 +287,7 @@ export class WhisperEngine implements Engine {
       for (const t of temperatures) {
         const result = await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
           prompt, sotIndex: led ? null : context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, temperature: t, random, signal, firstCall,
-          loopSkip: this.isTimestamp,
+          loopChecks: this.loopChecks,
         });
         // Stopped by the per-second budget (not by Whisper's own limit): a runaway decode.
         const overrun = budget < sampleLen && result.tokens.length >= budget;

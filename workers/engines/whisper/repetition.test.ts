@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { resolve } from "node:path";
+import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
 import { lastClosedSegment, loopCut, loopRepeats } from "./repetition.ts";
 
 const TS = 1000; // token ids from here on stand for timestamps in these tests
@@ -84,5 +86,32 @@ describe("a short decode borrowing from its prompt", () => {
     expect(borrowsFromPrompt("992 main menu", "No thanks. 592. Main menu. Do. Okay.")).toBe(true);
     expect(borrowsFromPrompt("Nine.", "No thanks. 592. Main menu.")).toBe(false);
     expect(borrowsFromPrompt("Yes please.", "Billing.")).toBe(false);
+  });
+});
+
+describe("loops punctuated differently (real tokenizer)", () => {
+  const tokenizer = WhisperTokenizer.load(resolve(import.meta.dir, "../../../../shared/models/whisper-assets"));
+  const plain = (t: number) => tokenizer.isTimestamp(t);
+  const loose = (t: number) => plain(t) || tokenizer.isPunctuation(t);
+
+  test("punctuation tokens are known as such, words and digits are not", () => {
+    const [comma, period, hero, one] = [",", ".", " hero", " 1"].map((x) => tokenizer.encode(x)[0]!);
+    expect([comma, period].map((t) => tokenizer.isPunctuation(t))).toEqual([true, true]);
+    expect([hero, one, tokenizer.eot].map((t) => tokenizer.isPunctuation(t))).toEqual([false, false, false]);
+  });
+
+  test("a phrase repeated with varying punctuation is a loop once punctuation is left out, cut after its first occurrence", () => {
+    const tokens = tokenizer.encode(" I'm a hero. I'm a hero, I'm a hero. I'm a hero, I'm a hero");
+    expect(loopCut(tokens, plain)).toBe(-1);
+    const at = loopCut(tokens, loose, 2);
+    expect(at).toBeGreaterThan(0);
+    expect(tokenizer.decode(tokens.slice(0, at))).toBe(" I'm a hero.");
+  });
+
+  test("a card number of one digit over and over is not a loop that way, nor is a word said four times", () => {
+    expect(loopCut(tokenizer.encode(" 4-1-1-1, 1-1-1-1, 1-1-1-1, 1-1-1-1."), loose, 2)).toBe(-1);
+    expect(loopCut(tokenizer.encode(" 4111, 1111, 1111, 1111."), loose, 2)).toBe(-1);
+    expect(loopCut(tokenizer.encode(" No, no. No, no."), loose, 2)).toBe(-1);
+    expect(loopCut(tokenizer.encode(" Thank you. Thank you, thank you."), loose, 2)).toBe(-1);
   });
 });

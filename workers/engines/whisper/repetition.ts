@@ -21,9 +21,11 @@ export function loopRepeats(unit: number): number {
  * Where a repetition loop at the end of `tokens` starts to repeat, as an index into `tokens`: the
  * tokens before it hold the loop's unit once (what was probably said), those from it on are the
  * loop. -1 when the tail does not loop. Tokens for which `skip` is true (timestamps) are left out
- * of the comparison: a loop across segments repeats its text, not its times.
+ * of the comparison: a loop across segments repeats its text, not its times. A unit with fewer than
+ * `minDistinct` different tokens is not counted (with punctuation skipped, "1-1-1-1, 1-1-1-1" is one
+ * token over and over, which a card number may well be).
  */
-export function loopCut(tokens: readonly number[], skip: (t: number) => boolean = () => false): number {
+export function loopCut(tokens: readonly number[], skip: (t: number) => boolean = () => false, minDistinct = 1): number {
   const text: number[] = [];
   const at: number[] = [];
   for (let i = 0; i < tokens.length; i++) {
@@ -40,7 +42,7 @@ export function loopCut(tokens: readonly number[], skip: (t: number) => boolean 
     let same = 0;
     while (same < n - p && text[n - 1 - same] === text[n - 1 - same - p]) same++;
     const repeats = Math.floor(same / p) + 1;
-    if (repeats >= need) {
+    if (repeats >= need && new Set(text.slice(n - p)).size >= minDistinct) {
       // The loop's tokens begin (repeats − 1) units before the last one; the first unit is kept.
       const firstUnitStart = n - repeats * p;
       return at[firstUnitStart + p]!;

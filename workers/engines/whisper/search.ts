@@ -199,10 +199,12 @@ export interface SearchOptions {
    */
   firstCall?: () => Promise<DecoderStep>;
   /**
-   * Stop a hypothesis as soon as its text loops (`loopCut`), keeping the loop's unit once; the
-   * function tells the tokens left out of the comparison (timestamps). Absent: no check.
+   * Stop a hypothesis as soon as its text loops (`loopCut`), keeping the loop's unit once. Each
+   * check is one way of comparing: the tokens left out (timestamps; timestamps and punctuation, for
+   * a loop whose repeats are punctuated differently: "I'm a hero. I'm a hero,") and the different
+   * tokens a unit needs. Absent: no check.
    */
-  loopSkip?: (token: number) => boolean;
+  loopChecks?: readonly { skip: (token: number) => boolean; minDistinct: number }[];
 }
 
 export interface SearchResult {
@@ -214,13 +216,18 @@ export interface SearchResult {
   /** sumLogprob / (tokens + 1), as openai/whisper computes it. */
   avgLogprob: number;
   noSpeechProb: number;
-  /** The search stopped a repetition loop: `tokens` end where it began (see `SearchOptions.loopSkip`). */
+  /** The search stopped a repetition loop: `tokens` end where it began (see `SearchOptions.loopChecks`). */
   looped: boolean;
 }
 
 /** Where a hypothesis's tail loops (-1: it does not, or no check was asked for). */
 function loopAt(tokens: readonly number[], opts: SearchOptions): number {
-  return opts.loopSkip && tokens.length >= 10 ? loopCut(tokens, opts.loopSkip) : -1;
+  if (!opts.loopChecks || tokens.length < 10) return -1;
+  for (const { skip, minDistinct } of opts.loopChecks) {
+    const at = loopCut(tokens, skip, minDistinct);
+    if (at >= 0) return at;
+  }
+  return -1;
 }
 
 const sumOf = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
