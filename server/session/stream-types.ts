@@ -87,10 +87,11 @@ export interface UtteranceStreamOptions {
    */
   quietS?: number;
   /**
-   * Called once, with the end of the last committed word (utterance seconds), when the last
-   * `agreement` decodes heard nothing after the committed words and the newest ran `quietS` past
-   * that word: the speaker has stopped while the VAD still hears sound (background voices, noise),
-   * and the utterance may be cut there. If it is, its final is the committed words up to the cut.
+   * Called once when the last `agreement` decodes heard nothing after the committed words and the
+   * newest ran `quietS` past the last of them: the speaker has stopped while the VAD still hears
+   * sound (background voices, noise). `cutAt` (utterance seconds) is where the utterance may be
+   * cut: the newest decode's end less the commit margin, at least `quietS / 2` after that word. If
+   * it is cut there, its final is the committed words.
    */
-  onQuiet?: (lastWordEnd: number) => void;
+  onQuiet?: (cutAt: number) => void;
 }

@@ -748,7 +748,7 @@ describe("quiet while sound goes on (onQuiet)", () => {
     }
   }
 
-  test("called once, with the last word's end, when two decodes heard nothing for quietS after it; the cut's final is the committed words without a decode", async () => {
+  test("called once, with where to cut, when two decodes heard nothing for quietS after the last word; the cut's final is the committed words without a decode", async () => {
     const quiet: number[] = [];
     const calls: StreamDecodeRequest[] = [];
     const decode = heardUpTo(said);
@@ -764,9 +764,10 @@ describe("quiet while sound goes on (onQuiet)", () => {
     await feed(stream, 2.0);
     expect(quiet).toEqual([]); // the last words are not committed yet, or the gap is under 0.64 s
     await feed(stream, 4.0);
-    expect(quiet).toEqual([1.5]);
+    // The decode that found the quiet covered 2.5 s: the cut is its end less the commit margin.
+    expect(quiet).toEqual([2.5 - quietProfile.commitMarginS]);
     const decodes = calls.length;
-    const final = await stream.finish(new Float32Array(Math.round(1.82 * RATE)));
+    const final = await stream.finish(new Float32Array(Math.round(quiet[0]! * RATE)));
     expect(final.text).toBe("please cancel my order.");
     expect(calls.length).toBe(decodes);
   });
@@ -788,10 +789,10 @@ describe("quiet while sound goes on (onQuiet)", () => {
     const quiet: number[] = [];
     const stream = new UtteranceStream({ profile: quietProfile, quietS: 0.64, onQuiet: (end) => quiet.push(end), decode: (req) => heardUpTo(heard)(req) });
     await feed(stream, 3.0);
-    expect(quiet).toEqual([1.5]);
+    expect(quiet).toHaveLength(1);
     heard = later;
     await feed(stream, 4.5);
-    const final = await stream.finish(new Float32Array(Math.round(1.82 * RATE)));
+    const final = await stream.finish(new Float32Array(Math.round(quiet[0]! * RATE)));
     expect(final.text).toBe("please cancel my order.");
   });
 });

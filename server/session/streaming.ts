@@ -28,8 +28,8 @@
  *   becomes the utterance's end, that decode is the final's tail: no decode runs after the
  *   endpointing window. If speech resumes, it serves as one more partial decode.
  * - Quiet while sound goes on: when the decodes hear no word for `quietS` after the committed ones
- *   (see `onQuiet`), the stream says so once; the utterance is then cut there and its final is the
- *   committed words (no decode runs for it).
+ *   (see `onQuiet`), the stream says so once, with where to cut; the utterance is then cut there
+ *   and its final is the committed words (no decode runs for it).
  * - The final is the committed words plus the tail: the tail of the newest decode that covered the
  *   whole utterance when it was a final-settings decode (the speculative one) or the profile allows
  *   reusing partial decodes (`reuseCoveringDecode`), else of one decode of the buffer with the final
@@ -189,7 +189,10 @@ export class UtteranceStream {
     if (this.history.length < Math.max(1, this.opts.profile.agreement) || this.history.some((h) => h.length > 0)) return;
     if (d.audioEnd / this.rate - last.end < q) return;
     this.quiet = { d, wordEnd: last.end };
-    this.opts.onQuiet(last.end);
+    // As late as the decode vouches for (a word may be starting in its last commit margin): the
+    // sound the decodes heard nothing in goes with this final, which needs no decode, not into the
+    // next piece, where Whisper would be asked to make words of it.
+    this.opts.onQuiet(Math.max(last.end + q / 2, d.audioEnd / this.rate - this.opts.profile.commitMarginS));
   }
 
   /** A partial decode took `ms` from request to result: beyond the partial interval, the next one rests. */

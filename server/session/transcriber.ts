@@ -263,7 +263,7 @@ export class Transcriber {
           holdPartialsMs: this.streaming.partialHoldMs,
           // Words heard, then none for the endpointing window while the VAD hears sound: cut in that gap.
           quietS: this.host.options.endpointing,
-          onQuiet: (end) => this.host.cut(channel, index, start + end + this.host.options.endpointing / 2),
+          onQuiet: (at) => this.host.cut(channel, index, start + at),
         }),
       };
       entry = e;
