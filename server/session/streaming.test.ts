@@ -736,8 +736,9 @@ describe("quiet while sound goes on (onQuiet)", () => {
   const quietProfile = { ...STREAMING_PROFILES.balanced, partialHoldMs: 0, restWhenBehind: 0, minCommitAudioS: 0 };
   // Words up to 1.5 s, then sound in which the decodes hear nothing (background voices).
   const said = [w("please", 0.1, 0.5), w("cancel", 0.55, 0.9), w("my", 0.95, 1.1), w("order.", 1.15, 1.5)];
-  const heardUpTo = (script: WordTiming[]) => async (req: StreamDecodeRequest): Promise<TranscribeResult> => {
-    const heard = script.filter((x) => x.end <= req.audio.length / RATE);
+  /** Decodes of the utterance hear `script`; the check of a quiet stretch alone (unprompted, speculative) hears `alone`. */
+  const heardUpTo = (script: WordTiming[], alone: WordTiming[] = []) => async (req: StreamDecodeRequest): Promise<TranscribeResult> => {
+    const heard = req.speculative && req.previousText === "" ? alone : script.filter((x) => x.end <= req.audio.length / RATE);
     return { text: texts(heard), language: "en", confidence: 0.9, words: heard, noSpeech: heard.length === 0 };
   };
 
@@ -766,10 +767,34 @@ describe("quiet while sound goes on (onQuiet)", () => {
     await feed(stream, 4.0);
     // The decode that found the quiet covered 2.5 s: the cut is its end less the commit margin.
     expect(quiet).toEqual([2.5 - quietProfile.commitMarginS]);
+    // The stretch after the last word (1.5–2.5 s) was decoded alone, unprompted, before.
+    const check = calls.find((c) => c.speculative && c.previousText === "")!;
+    expect(check.audio.length).toBe(RATE);
+    expect(check.partial).toBe(false);
     const decodes = calls.length;
     const final = await stream.finish(new Float32Array(Math.round(quiet[0]! * RATE)));
     expect(final.text).toBe("please cancel my order.");
     expect(calls.length).toBe(decodes);
+  });
+
+  test("not called while the stretch decoded alone holds words (a prompted decode skipped them); checked again a window later", async () => {
+    const checks: number[] = [];
+    const quiet: number[] = [];
+    const decode = heardUpTo(said, [w("five", 0.1, 0.4), w("five", 0.5, 0.8)]);
+    const stream = new UtteranceStream({
+      profile: quietProfile,
+      quietS: 0.64,
+      onQuiet: (end) => quiet.push(end),
+      decode: (req) => {
+        if (req.speculative && req.previousText === "") checks.push(req.audio.length / RATE);
+        return decode(req);
+      },
+    });
+    await feed(stream, 4.0);
+    expect(quiet).toEqual([]);
+    // At 2.5 s (1 s after the last word), then once the stretch had grown by another 0.64 s.
+    expect(checks).toEqual([1, 2]);
+    await stream.finish(new Float32Array(4 * RATE));
   });
 
   test("never called while words keep coming, nor without quietS", async () => {

@@ -27,9 +27,10 @@
  *   the final search settings (`finalBeamSize`), ahead of any newer partial audio. If the pause
  *   becomes the utterance's end, that decode is the final's tail: no decode runs after the
  *   endpointing window. If speech resumes, it serves as one more partial decode.
- * - Quiet while sound goes on: when the decodes hear no word for `quietS` after the committed ones
- *   (see `onQuiet`), the stream says so once, with where to cut; the utterance is then cut there
- *   and its final is the committed words (no decode runs for it).
+ * - Quiet while sound goes on: when the decodes hear no word for `quietS` after the committed ones,
+ *   and that stretch decoded on its own holds none either (see `checkQuiet`), the stream says so
+ *   once, with where to cut (`onQuiet`); the utterance is then cut there and its final is the
+ *   committed words (no decode runs for it).
  * - The final is the committed words plus the tail: the tail of the newest decode that covered the
  *   whole utterance when it was a final-settings decode (the speculative one) or the profile allows
  *   reusing partial decodes (`reuseCoveringDecode`), else of one decode of the buffer with the final
@@ -97,6 +98,10 @@ export class UtteranceStream {
   private wake: (() => void) | null = null;
   /** Clock time (ms) since which partial audio has been waiting for a decode (null: none waiting); see `holdPartialsMs`. */
   private heldSince: number | null = null;
+  /** Utterance seconds up to which a quiet stretch was decoded on its own and held words (`checkQuiet`). */
+  private quietChecked = 0;
+  /** That decode while it runs. */
+  private checking: AbortController | null = null;
   /** The decode after which `onQuiet` was called and the end of the last committed word then (null before). */
   private quiet: { d: Decoded; wordEnd: number } | null = null;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
@@ -173,7 +178,7 @@ export class UtteranceStream {
         this.agree(d);
         this.cut();
         this.opts.onPartial?.(this.view(this.history[this.history.length - 1] ?? [], d, pause && !d.skipped));
-        this.checkQuiet(d);
+        await this.checkQuiet(d, audio);
       } catch (e) {
         if (!abort.signal.aborted) this.opts.onError?.(e);
       }
@@ -181,13 +186,30 @@ export class UtteranceStream {
     this.running = null;
   }
 
-  /** Calls `onQuiet` once the last decodes heard nothing for `quietS` after the committed words. */
-  private checkQuiet(d: Decoded): void {
+  /**
+   * Calls `onQuiet` once the last decodes heard nothing for `quietS` after the committed words and
+   * that sound, decoded on its own, holds no word either. Prompted decodes sometimes skip speech
+   * (a prompt ending mid-sentence: "…at 415. I'm fine," and then nothing for "five five five"); the
+   * unprompted final-settings decode of the quiet stretch hears it, and the utterance goes on. After
+   * such a check the next waits until the stretch has grown by another `quietS`.
+   */
+  private async checkQuiet(d: Decoded, audio: Float32Array): Promise<void> {
     const q = this.opts.quietS;
     const last = this.committedWords.at(-1);
     if (this.quiet !== null || q === undefined || !this.opts.onQuiet || d.skipped || last === undefined) return;
     if (this.history.length < Math.max(1, this.opts.profile.agreement) || this.history.some((h) => h.length > 0)) return;
-    if (d.audioEnd / this.rate - last.end < q) return;
+    const end = d.audioEnd / this.rate;
+    if (end - Math.max(last.end, this.quietChecked) < q) return;
+    this.quietChecked = end;
+    const abort = (this.checking = new AbortController());
+    const stretch = audio.subarray(Math.round(last.end * this.rate), d.audioEnd);
+    const req = { audio: stretch, previousText: "", partial: false, speculative: true, beamSize: this.opts.profile.finalBeamSize };
+    const heard = await this.opts.decode(req, abort.signal).then(
+      (r) => !r.noSpeech && r.words.some((w) => w.word.trim() !== ""),
+      () => true,
+    );
+    this.checking = null;
+    if (heard || this.finished) return;
     this.quiet = { d, wordEnd: last.end };
     // As late as the decode vouches for (a word may be starting in its last commit margin): the
     // sound the decodes heard nothing in goes with this final, which needs no decode, not into the
@@ -233,6 +255,7 @@ export class UtteranceStream {
     this.queued = null;
     this.queuedPause = null;
     this.finished = true;
+    this.checking?.abort();
     this.wake?.();
     const p = this.opts.profile;
     const quiet = this.quietFinal(audio);
