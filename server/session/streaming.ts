@@ -140,8 +140,10 @@ export class UtteranceStream {
       this.queuedPause = audio;
       this.queued = null; // older than the pause audio
       // A decode still running (a partial, or the speculative final of an earlier pause that speech
-      // went on after) saw less than the pause audio: it gives way.
+      // went on after) saw less than the pause audio: it gives way, as does a check for quiet (the
+      // VAD has heard the pause itself).
       this.inflight?.abort.abort();
+      this.checking?.abort();
       this.wake?.();
     } else {
       this.queued = audio;
