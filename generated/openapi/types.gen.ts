@@ -674,7 +674,7 @@ export type LanguageConfig = {
 export type LatencyProfile = 'low_latency' | 'balanced' | 'accurate';
 
 /**
- * How a latency profile streams an utterance: a partial is decoded every `partial_interval_ms` of new speech; words are committed once `agreement` successive decodes agree on them and never change afterwards; the decoded audio is cut at a committed sentence end once it is longer than `max_buffer_s`. When a pause begins, the utterance is decoded at once with a beam of `final_beam_size` (the speculative final); the final is the committed words plus the tail, taken from that decode when the pause ended the utterance, else from the last partial when that one covered the whole utterance and `final_reuses_partial` is true, else decoded with a beam of `final_beam_size`. With `short_encoder_windows`, every decode asks the recognizer for latency before accuracy: a Whisper model whose encoder takes any length encodes an utterance in a window of twice its audio, at least 15 s, instead of 30 s, and decodes again at higher temperatures only for a repetitive result, not for a low average log-probability alone. With `short_partial_windows` alone, only partial decodes are encoded in such a window, and only on a model measured to lose no words that way (whisper-tiny.en); finals, and partials on other models, keep 30-s windows.
+ * How a latency profile streams an utterance: a partial is decoded every `partial_interval_ms` of new speech; words are committed once `agreement` successive decodes agree on them, and every later partial starts with them unchanged; the decoded audio is cut at a committed sentence end once it is longer than `max_buffer_s`. When a pause begins, the utterance is decoded at once with a beam of `final_beam_size` (the speculative final); the final is the committed words plus the tail, taken from that decode when the pause ended the utterance, else from the last partial when that one covered the whole utterance and `final_reuses_partial` is true, else decoded with a beam of `final_beam_size`. With `final_revises_committed`, the final reads the committed words again with the final's settings (those cut out of the decoded audio once, as they leave it; the rest in the final's own decode) and shows that reading where it has about as much text, so a final may differ from the partials before it in words they had committed. With `short_encoder_windows`, every decode asks the recognizer for latency before accuracy: a Whisper model whose encoder takes any length encodes an utterance in a window of twice its audio, at least 15 s, instead of 30 s, and decodes again at higher temperatures only for a repetitive result, not for a low average log-probability alone. With `short_partial_windows` alone, only partial decodes are encoded in such a window, and only on a model measured to lose no words that way (whisper-tiny.en); finals, and partials on other models, keep 30-s windows.
  */
 export type LatencyProfileSettings = {
     partial_interval_ms: number;
@@ -682,6 +682,7 @@ export type LatencyProfileSettings = {
     max_buffer_s: number;
     final_beam_size: number;
     final_reuses_partial: boolean;
+    final_revises_committed: boolean;
     short_encoder_windows: boolean;
     short_partial_windows: boolean;
 };

@@ -60,6 +60,7 @@ const profileSettings = (p: StreamingProfile): LatencyProfileSettings => ({
   max_buffer_s: p.maxBufferS,
   final_beam_size: p.finalBeamSize,
   final_reuses_partial: p.reuseCoveringDecode,
+  final_revises_committed: p.reviseCommitted,
   short_encoder_windows: p.lowLatencyDecodes,
   short_partial_windows: p.shortPartialWindows,
 });

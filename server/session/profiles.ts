@@ -20,6 +20,12 @@ export interface StreamingProfile {
   /** The final may reuse the newest partial decode (greedy, no fallback) when it covered the whole utterance. */
   reuseCoveringDecode: boolean;
   /**
+   * The final takes committed words from final-settings decodes of their audio rather than from the
+   * partial decodes that agreed on them: the buffer's from the final's own decode, those cut out of
+   * the buffer from one decode per cut, made as they leave it (`UtteranceStream`, "revised").
+   */
+  reviseCommitted: boolean;
+  /**
    * Only words ending at least this many seconds before the end of a decode's audio are committed:
    * a word cut off by the end of the audio is often misheard the same way by successive decodes.
    */
@@ -48,9 +54,9 @@ export interface StreamingProfile {
  * uncommitted tail with a beam search at the end.
  */
 export const STREAMING_PROFILES: Record<LatencyProfile, StreamingProfile> = {
-  low_latency: { partialHoldMs: 160, partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: true, shortPartialWindows: true },
-  balanced: { partialHoldMs: 160, partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: false, shortPartialWindows: true },
-  accurate: { partialHoldMs: 160, partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: false, shortPartialWindows: false },
+  low_latency: { partialHoldMs: 160, partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, reviseCommitted: false, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: true, shortPartialWindows: true },
+  balanced: { partialHoldMs: 160, partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, reviseCommitted: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: false, shortPartialWindows: true },
+  accurate: { partialHoldMs: 160, partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, reviseCommitted: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: false, shortPartialWindows: false },
 };
 
 export function streamingProfile(name: string | undefined): StreamingProfile {

@@ -92,20 +92,21 @@ describe("agreement helpers", () => {
  * word that ends less than 0.3 s before the audio does (in a partial), as a real recognizer
  * changes its mind about a word it hears cut off.
  */
-function scriptedDecode(script: WordTiming[], log: StreamDecodeRequest[]) {
-  return (offsetOf: () => number) =>
-    async (req: StreamDecodeRequest): Promise<TranscribeResult> => {
-      log.push(req);
-      const from = offsetOf();
-      const to = from + req.audio.length / RATE;
-      const inside = script.map((x, i) => ({ x, i })).filter(({ x }) => x.start >= from - 1e-6 && x.end <= to + 1e-6);
-      const out = inside.map(({ x }, k) => {
-        const cut = to - x.end < 0.3;
-        const word = k === inside.length - 1 && cut && req.partial ? `${x.word}x` : x.word;
-        return { ...x, word, start: x.start - from, end: x.end - from };
-      });
-      return { text: texts(out), language: "en", confidence: 0.9, words: out, noSpeech: out.length === 0 };
-    };
+function scriptedDecode(script: WordTiming[], log: StreamDecodeRequest[], greedy: (word: string, i: number) => string = (x) => x) {
+  return async (req: StreamDecodeRequest): Promise<TranscribeResult> => {
+    log.push(req);
+    // A decode's audio is a view of the utterance's: where it starts there is where it starts in the script.
+    const from = req.audio.byteOffset / Float32Array.BYTES_PER_ELEMENT / RATE;
+    const to = from + req.audio.length / RATE;
+    const inside = script.map((x, i) => ({ x, i })).filter(({ x }) => x.start >= from - 1e-6 && x.end <= to + 1e-6);
+    const out = inside.map(({ x, i }, k) => {
+      const cut = to - x.end < 0.3;
+      const heard = req.partial ? greedy(x.word, i) : x.word;
+      const word = k === inside.length - 1 && cut && req.partial ? `${heard}x` : heard;
+      return { ...x, word, start: x.start - from, end: x.end - from };
+    });
+    return { text: texts(out), language: "en", confidence: 0.9, words: out, noSpeech: out.length === 0 };
+  };
 }
 
 describe("UtteranceStream bookkeeping on a timed script", () => {
@@ -113,17 +114,22 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
   const script = Array.from({ length: 40 }, (_, i) => w(`w${i}${i % 8 === 7 ? "." : ""}`, i * 0.5, i * 0.5 + 0.45));
   const profile: StreamingProfile = { ...STREAMING_PROFILES.balanced, maxBufferS: 5, hardBufferS: 8 };
 
-  async function run(p: StreamingProfile) {
+  /** `pause`: speech pauses at its end (the speculative final) instead of partials going on through the endpointing window. */
+  async function run(p: StreamingProfile, greedy?: (word: string, i: number) => string, pause = false) {
     const log: StreamDecodeRequest[] = [];
     const views: StreamView[] = [];
     let stream: UtteranceStream;
-    const decode = scriptedDecode(script, log)(() => stream.bufferStartSeconds);
+    const decode = scriptedDecode(script, log, greedy);
     stream = new UtteranceStream({ profile: p, decode, onPartial: (v) => views.push(v) });
     // Speech ends at 19.95 s; partials go on through 1 s of trailing silence (the endpointing
     // window) and the final's audio ends 64 ms after the speech, as the endpointer cuts it.
     const audio = new Float32Array(21 * RATE);
-    for (let t = 0.5; t <= 21; t += p.partialIntervalMs / 1000) {
+    for (let t = 0.5; t <= (pause ? 20 : 21); t += p.partialIntervalMs / 1000) {
       stream.partial(audio.subarray(0, Math.round(t * RATE)));
+      await stream.idle();
+    }
+    if (pause) {
+      stream.partial(audio.subarray(0, Math.round(20.014 * RATE)), true);
       await stream.idle();
     }
     const final = await stream.finish(audio.subarray(0, Math.round(20.014 * RATE)));
@@ -214,6 +220,56 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     expect(final.words.at(-1)!.end).toBe(1);
   });
 
+  test("the final takes committed words from final-settings decodes of their audio (reviseCommitted); partials keep them as committed", async () => {
+    // Partial (greedy) decodes mishear every fifth word alike, so it is committed; final-settings decodes hear it.
+    const greedy = (x: string, i: number) => (i % 5 === 3 ? `g${x}` : x);
+    const { views, final, log, stream } = await run(profile, greedy, true);
+    expect(stream.stats.finalReused).toBe(true);
+    expect(stream.stats.cuts).toBeGreaterThan(1);
+    expect(stream.stats.revised).toBe(stream.stats.cuts);
+    expectNoRetraction(views);
+    expect(texts(views[views.length - 1]!.committed)).toContain("gw3");
+    expect(texts(final.words)).toBe(texts(script));
+    // One revision per cut: the audio from the buffer start to the cut, final settings, prompted as its words were.
+    const revisions = log.filter((r) => r.speculative && r.audio.byteOffset > 0 && r.audio.length < 6 * RATE);
+    expect(revisions.length).toBeGreaterThanOrEqual(stream.stats.cuts - 1);
+    for (const r of revisions) expect(r).toMatchObject({ partial: false, beamSize: profile.finalBeamSize });
+    // The prompt of a later decode is the revised text.
+    expect(log[log.length - 1]!.previousText).toStartWith("w0 w1 w2 w3 w4");
+    // Without revisions the final keeps what the partials committed.
+    const kept = await run({ ...profile, reviseCommitted: false }, greedy, true);
+    expect(kept.stream.stats.revised).toBe(0);
+    expect(texts(kept.final.words)).toContain("gw3");
+    expectNoRetraction([...kept.views, kept.final]);
+  });
+
+  test("a revision that reads much less or much more than the committed words is not used", async () => {
+    for (const odd of ["less", "more"] as const) {
+      const log: StreamDecodeRequest[] = [];
+      const plain = scriptedDecode(script, log, (x, i) => (i % 5 === 3 ? `g${x}` : x));
+      let stream!: UtteranceStream;
+      // A revision is the only decode whose audio ends before the buffer starts.
+      const isRevision = (r: StreamDecodeRequest) => (r.audio.byteOffset / 4 + r.audio.length) / RATE <= stream.bufferStartSeconds + 0.31;
+      const decode = async (req: StreamDecodeRequest) => {
+        const r = await plain(req);
+        if (!isRevision(req)) return r;
+        const words = odd === "less" ? r.words.slice(0, 2) : [...r.words, ...r.words.map((x) => ({ ...x, word: "extra" }))];
+        return { ...r, words, text: texts(words) };
+      };
+      stream = new UtteranceStream({ profile, decode });
+      const audio = new Float32Array(21 * RATE);
+      for (let t = 0.5; t <= 21; t += profile.partialIntervalMs / 1000) {
+        stream.partial(audio.subarray(0, Math.round(t * RATE)));
+        await stream.idle();
+      }
+      const final = await stream.finish(audio.subarray(0, Math.round(20.014 * RATE)));
+      expect(stream.stats.cuts).toBeGreaterThan(1);
+      expect(stream.stats.revised).toBe(0);
+      expect(texts(final.words)).toContain("gw3");
+      expect(texts(final.words)).not.toContain("extra");
+    }
+  });
+
   test("with a commit limit (a cut may fall there), no word past it is committed and no decode past it makes the final", async () => {
     // Every decode hears the same three words; the utterance may be cut at 1.0 s.
     const script = [w("first", 0.1, 0.5), w("second", 0.6, 0.9), w("third", 1.2, 1.6)];
@@ -277,7 +333,7 @@ describe("speculative final at a pause", () => {
     const log: StreamDecodeRequest[] = [];
     const views: StreamView[] = [];
     let stream: UtteranceStream;
-    const decode = scriptedDecode(script, log)(() => stream.bufferStartSeconds);
+    const decode = scriptedDecode(script, log);
     stream = new UtteranceStream({ profile: p, decode, onPartial: (v) => views.push(v) });
     return { log, views, stream: stream! };
   }

@@ -3,14 +3,15 @@
  * transcripts while the utterance grows, a stable committed prefix, and a final that extends it.
  *
  * - Every partial decodes the *buffer* (the utterance audio from `bufferStart` on) with the text
- *   committed before the buffer as the prompt. Decodes of one utterance never overlap: audio that
+ *   committed before the buffer as the prompt. Partial decodes of one utterance never overlap: audio that
  *   arrives while one runs is decoded next (only the newest), so the cadence is
  *   max(partial interval, decode time).
  * - LocalAgreement-n: the words after the committed ones are *tentative*; the longest prefix that
  *   the last `agreement` decodes share (compared without case and punctuation) is committed, up to
  *   the last word that ends `commitMarginS` before the end of the audio in each of those decodes, and
  *   only once the utterance has `minCommitAudioS` of audio.
- *   Committed words are never taken back: every partial and the final start with them.
+ *   Committed words are never taken back: every partial starts with them. The final does too,
+ *   unless the profile revises them (`reviseCommitted`, below).
  * - Bounded cost: once the buffer is longer than `maxBufferS`, it is cut at the end of the latest
  *   committed word that closes a sentence or a timed segment (a gap between word timings); the
  *   words before the cut leave the buffer and become prompt. Past `hardBufferS` it is cut at the
@@ -31,6 +32,12 @@
  *   and that stretch decoded on its own holds none either (see `checkQuiet`), the stream says so
  *   once, with where to cut (`onQuiet`); the utterance is then cut there and its final is the
  *   committed words (no decode runs for it).
+ * - Revised committed words (`reviseCommitted`): words agreed on by greedy partial decodes, often
+ *   with little audio after them, are what the final would mishear least if decoded again with the
+ *   final settings and all their audio. Committed words cut out of the buffer are decoded again so,
+ *   once, as they leave it (`revise`); the buffer's committed words are read again by the final's
+ *   own final-settings decode of the buffer. The final shows those readings where they read about
+ *   as much text; partials keep showing the committed words, so their prefix stays stable.
  * - The final is the committed words plus the tail: the tail of the newest decode that covered the
  *   whole utterance when it was a final-settings decode (the speculative one) or the profile allows
  *   reusing partial decodes (`reuseCoveringDecode`), else of one decode of the buffer with the final
@@ -41,7 +48,7 @@
  * The module knows no engine and no session: it is given a `decode` function.
  */
 import type { WordTiming } from "../../workers/contract/types.ts";
-import { afterReread, agreedPrefix, textLength } from "./overlap.ts";
+import { afterCommitted, afterReread, agreedPrefix, textLength } from "./overlap.ts";
 import type { StreamView, UtteranceStreamOptions } from "./stream-types.ts";
 
 /** Seconds of audio before a buffer cut that the next decodes still cover (see `UtteranceStream.cut`). */
@@ -57,6 +64,10 @@ interface Decoded {
   audioEnd: number;
   /** Words after the committed ones, utterance times. */
   tentative: WordTiming[];
+  /** Every word of the decode after the text before the buffer: its own reading of the committed words, then `tentative`. */
+  reread: WordTiming[];
+  /** The buffer start (samples) the decode was made from. */
+  bufferStart: number;
   language: string;
   confidence: number;
   partial: boolean;
@@ -67,6 +78,17 @@ interface Decoded {
    * the buffer (it does so when the prompt ends mid-sentence and the buffer goes on from there).
    */
   skipped: boolean;
+}
+
+/**
+ * A final-settings decode of the committed words `done[from, from + count)`, made when they left
+ * the buffer; `words` once it has returned and is usable (null: the committed words stay).
+ */
+interface Revision {
+  from: number;
+  count: number;
+  words: WordTiming[] | null;
+  settled: Promise<void>;
 }
 
 /** The streaming state of one utterance. */
@@ -104,8 +126,10 @@ export class UtteranceStream {
   private checking: AbortController | null = null;
   /** The decode after which `onQuiet` was called and the end of the last committed word then (null before). */
   private quiet: { d: Decoded; wordEnd: number } | null = null;
+  /** Revisions of the committed words cut out of the buffer, in order (see `revise`). */
+  private readonly revisions: Revision[] = [];
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
-  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0 };
+  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0, revised: 0 };
 
   constructor(private readonly opts: UtteranceStreamOptions) {
     this.rate = opts.sampleRate ?? 16000;
@@ -178,7 +202,7 @@ export class UtteranceStream {
         if (!pause) this.paceAfter(d.seconds * 1000);
         if (this.finished) break;
         this.agree(d);
-        this.cut();
+        this.cut(audio);
         this.opts.onPartial?.(this.view(this.history[this.history.length - 1] ?? [], d, pause && !d.skipped));
         await this.checkQuiet(d, audio);
       } catch (e) {
@@ -260,8 +284,9 @@ export class UtteranceStream {
     this.checking?.abort();
     this.wake?.();
     const p = this.opts.profile;
+    const revised = Promise.all(this.revisions.map((r) => r.settled));
     const quiet = this.quietFinal(audio);
-    if (quiet) return quiet;
+    if (quiet) return revised.then(() => quiet());
     // A decode covers the final's audio up to its end. Where the utterance may have been cut (a
     // commit limit), it must not go past that end by more than a chunk or two of pause either: the
     // words after the cut belong to the next piece.
@@ -291,31 +316,36 @@ export class UtteranceStream {
       // (interpolated) word times may run past the final audio: they are clamped, no word dropped.
       const end = audio.length / this.rate;
       const clamp = (w: WordTiming) => ({ ...w, start: Math.min(w.start, end), end: Math.min(w.end, end) });
-      d = { ...d, audioEnd: audio.length, tentative: d.tentative.map(clamp) };
+      d = { ...d, audioEnd: audio.length, tentative: d.tentative.map(clamp), reread: d.reread.map(clamp) };
     }
-    return this.view(d.tentative, d);
+    await revised;
+    const done = this.revisedDone();
+    // A final-settings decode of the whole buffer read the buffer's committed words again, with the
+    // audio after them: its reading replaces theirs (unless it read less than they say, or the
+    // buffer was cut after it).
+    const reread = textLength(d.reread) - textLength(d.tentative) >= SKIP_RATIO * textLength(this.committed);
+    if (p.reviseCommitted && !d.partial && d.bufferStart === this.bufferStart && reread) return this.view([], d, false, [...done, ...d.reread]);
+    return this.view(d.tentative, d, false, [...done, ...this.committed]);
   }
 
   /**
    * The final of an utterance cut after `onQuiet`: the committed words that end inside it (words
    * committed after the quiet decode, past the cut, are heard again by the next piece).
    */
-  private quietFinal(audio: Float32Array): StreamView | null {
+  private quietFinal(audio: Float32Array): (() => StreamView) | null {
     const end = audio.length / this.rate;
     if (this.quiet === null || end < this.quiet.wordEnd || end > this.quiet.d.audioEnd / this.rate) return null;
     const { d } = this.quiet;
     this.inflight?.abort.abort();
     this.stats.finalReused = true;
     const inside = (w: WordTiming) => w.end <= end;
-    this.done.splice(0, this.done.length, ...this.done.filter(inside));
-    this.committed.splice(0, this.committed.length, ...this.committed.filter(inside));
-    return this.view([], { ...d, audioEnd: audio.length });
+    return () => this.view([], { ...d, audioEnd: audio.length }, false, [...this.revisedDone(), ...this.committed].filter(inside));
   }
 
   private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number, speculative = false, signal?: AbortSignal, prompt = true): Promise<Decoded> {
     const buffer = audio.subarray(Math.min(this.bufferStart, audio.length));
     const context = typeof this.opts.context === "function" ? this.opts.context() : (this.opts.context ?? "");
-    const previousText = prompt ? [context, ...this.done.map((w) => w.word)].join(" ").trim() : "";
+    const previousText = prompt ? [context, ...this.revisedDone().map((w) => w.word)].join(" ").trim() : "";
     const seconds = buffer.length / this.rate;
     this.stats.decodes++;
     this.stats.decodedSeconds += seconds;
@@ -332,8 +362,9 @@ export class UtteranceStream {
     // written in fewer words is not a skip).
     const before = this.beforeBuffer();
     const skipped = words.length < this.committed.length && textLength(words) < SKIP_RATIO * textLength(this.committed);
-    const tentative = afterReread(words, before, this.committed);
-    const decoded: Decoded = { audioEnd: audio.length, tentative, language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped };
+    const reread = afterReread(words, before, []);
+    const tentative = afterCommitted(reread, this.committed);
+    const decoded: Decoded = { audioEnd: audio.length, tentative, reread, bufferStart: this.bufferStart, language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped };
     this.latest = decoded;
     return decoded;
   }
@@ -362,15 +393,15 @@ export class UtteranceStream {
     d.tentative = d.tentative.slice(agreed);
   }
 
-  /** Moves committed words out of a buffer grown past its limit. */
-  private cut(): void {
+  /** Moves committed words out of a buffer grown past its limit (`audio`: the utterance so far). */
+  private cut(audio: Float32Array): void {
     const p = this.opts.profile;
     const bufferS = ((this.latest?.audioEnd ?? 0) - this.bufferStart) / this.rate;
     if (bufferS <= p.maxBufferS || this.committed.length === 0) return;
     let at = this.committed.length - 1;
     while (at >= 0 && !this.endsSpan(at)) at--;
     if (at < 0 && bufferS > p.hardBufferS) at = this.committed.length - 1;
-    if (at >= 0) this.cutAfter(at);
+    if (at >= 0) this.cutAfter(at, audio);
   }
 
   /** Committed word `i` closes a sentence or a timed segment (a gap before the next word). */
@@ -381,7 +412,10 @@ export class UtteranceStream {
   }
 
   /** Moves the committed words up to index `at` out of the buffer. */
-  private cutAfter(at: number): void {
+  private cutAfter(at: number, audio: Float32Array): void {
+    const before = this.beforeBuffer();
+    const from = this.done.length;
+    const start = this.bufferStart;
     const moved = this.committed.splice(0, at + 1);
     this.done.push(...moved);
     const last = moved[moved.length - 1]!;
@@ -392,6 +426,50 @@ export class UtteranceStream {
     // cut is left out (`beforeBuffer`, `afterReread`).
     this.bufferStart = Math.max(this.bufferStart, Math.round(Math.max(0, cutS - CUT_OVERLAP_S) * this.rate));
     this.stats.cuts++;
+    if (this.opts.profile.reviseCommitted) this.revise(from, moved, before, audio.subarray(start, Math.min(audio.length, Math.round(cutS * this.rate))), start / this.rate);
+  }
+
+  /**
+   * Decodes the audio of committed words that leave the buffer (`moved`, which are `done[from…]`,
+   * from `offset` s of the utterance on) with the final settings, prompted as they were; the final
+   * shows that decode's words instead, if it read about as much text (its reading of `before`, the
+   * text before the cut it started from, left out). It runs beside the partial decodes, ahead of
+   * them in the engine's queue (as a speculative final), and the final waits for it.
+   */
+  private revise(from: number, moved: WordTiming[], before: WordTiming[], audio: Float32Array, offset: number): void {
+    const context = typeof this.opts.context === "function" ? this.opts.context() : (this.opts.context ?? "");
+    const previousText = [context, ...this.revisedDone().slice(0, from).map((w) => w.word)].join(" ").trim();
+    const req = { audio, previousText, partial: false, speculative: true, beamSize: this.opts.profile.finalBeamSize };
+    this.stats.decodes++;
+    this.stats.decodedSeconds += audio.length / this.rate;
+    const revision: Revision = { from, count: moved.length, words: null, settled: Promise.resolve() };
+    revision.settled = this.opts.decode(req).then(
+      (r) => {
+        const words = (r.noSpeech ? [] : r.words)
+          .filter((w) => w.word.trim() !== "")
+          .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
+        const read = afterReread(words, before, []);
+        const [n, c] = [textLength(read), textLength(moved)];
+        if (n >= SKIP_RATIO * c && SKIP_RATIO * n <= c) {
+          revision.words = read;
+          this.stats.revised++;
+        }
+      },
+      () => {}, // the committed words stay
+    );
+    this.revisions.push(revision);
+  }
+
+  /** The committed words before the buffer, each revised span as its revision read it. */
+  private revisedDone(): WordTiming[] {
+    const out: WordTiming[] = [];
+    let i = 0;
+    for (const r of this.revisions) {
+      out.push(...this.done.slice(i, r.from), ...(r.words ?? this.done.slice(r.from, r.from + r.count)));
+      i = r.from + r.count;
+    }
+    out.push(...this.done.slice(i));
+    return out;
   }
 
   /** The words before the buffer that end inside it (see `cut`): a decode of the buffer may repeat them. */
@@ -402,8 +480,8 @@ export class UtteranceStream {
     return this.done.slice(i);
   }
 
-  private view(tentative: WordTiming[], d: Decoded, speculative = false): StreamView {
-    const committed = this.committedWords;
+  /** `committed`: the final's words before `tentative` (default: the committed words, as every partial shows them). */
+  private view(tentative: WordTiming[], d: Decoded, speculative = false, committed = this.committedWords): StreamView {
     const words = [...committed, ...tentative];
     return {
       committed,
