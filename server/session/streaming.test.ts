@@ -247,16 +247,14 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     for (const odd of ["less", "more"] as const) {
       const log: StreamDecodeRequest[] = [];
       const plain = scriptedDecode(script, log, (x, i) => (i % 5 === 3 ? `g${x}` : x));
-      let stream!: UtteranceStream;
-      // A revision is the only decode whose audio ends before the buffer starts.
-      const isRevision = (r: StreamDecodeRequest) => (r.audio.byteOffset / 4 + r.audio.length) / RATE <= stream.bufferStartSeconds + 0.31;
+      // Speech never pauses here: the only final-settings decodes marked speculative are revisions.
       const decode = async (req: StreamDecodeRequest) => {
         const r = await plain(req);
-        if (!isRevision(req)) return r;
+        if (!req.speculative) return r;
         const words = odd === "less" ? r.words.slice(0, 2) : [...r.words, ...r.words.map((x) => ({ ...x, word: "extra" }))];
         return { ...r, words, text: texts(words) };
       };
-      stream = new UtteranceStream({ profile, decode });
+      const stream = new UtteranceStream({ profile, decode });
       const audio = new Float32Array(21 * RATE);
       for (let t = 0.5; t <= 21; t += profile.partialIntervalMs / 1000) {
         stream.partial(audio.subarray(0, Math.round(t * RATE)));
@@ -268,6 +266,28 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
       expect(texts(final.words)).toContain("gw3");
       expect(texts(final.words)).not.toContain("extra");
     }
+  });
+
+  test("a revision still running when the final's tail is ready is aborted, not waited for", async () => {
+    const log: StreamDecodeRequest[] = [];
+    const plain = scriptedDecode(script, log, (x, i) => (i % 5 === 3 ? `g${x}` : x));
+    const aborted: boolean[] = [];
+    // Speech never pauses here: the only decodes marked speculative are revisions, and they never return.
+    const decode = (req: StreamDecodeRequest, signal?: AbortSignal) =>
+      req.speculative
+        ? new Promise<never>((_, reject) => signal?.addEventListener("abort", () => (aborted.push(true), reject(new Error("aborted")))))
+        : plain(req);
+    const stream = new UtteranceStream({ profile, decode });
+    const audio = new Float32Array(21 * RATE);
+    for (let t = 0.5; t <= 21; t += profile.partialIntervalMs / 1000) {
+      stream.partial(audio.subarray(0, Math.round(t * RATE)));
+      await stream.idle();
+    }
+    const final = await stream.finish(audio.subarray(0, Math.round(20.014 * RATE)));
+    expect(stream.stats.cuts).toBeGreaterThan(1);
+    expect(aborted.length).toBe(stream.stats.cuts);
+    expect(stream.stats.revised).toBe(0);
+    expect(texts(final.words)).toContain("gw3");
   });
 
   test("with a commit limit (a cut may fall there), no word past it is committed and no decode past it makes the final", async () => {

@@ -54,6 +54,13 @@ import type { StreamView, UtteranceStreamOptions } from "./stream-types.ts";
 /** Seconds of audio before a buffer cut that the next decodes still cover (see `UtteranceStream.cut`). */
 const CUT_OVERLAP_S = 0.3;
 
+/**
+ * Seconds of audio after a cut that the revision of the words before it hears too: a decode whose
+ * audio ends at the cut mishears the word there, cut off ("debate the month." for "debate the
+ * members"), and ends its text with a full stop where the sentence goes on.
+ */
+const REVISION_TAIL_S = 1;
+
 /** A decode with less text than this share of the committed words it re-reads skipped audio. */
 const SKIP_RATIO = 0.8;
 
@@ -88,7 +95,9 @@ interface Revision {
   from: number;
   count: number;
   words: WordTiming[] | null;
-  settled: Promise<void>;
+  /** The decode has returned (or failed). */
+  settled: boolean;
+  abort: AbortController;
 }
 
 /** The streaming state of one utterance. */
@@ -128,6 +137,8 @@ export class UtteranceStream {
   private quiet: { d: Decoded; wordEnd: number } | null = null;
   /** Revisions of the committed words cut out of the buffer, in order (see `revise`). */
   private readonly revisions: Revision[] = [];
+  /** Seconds of the utterance where the buffer was last cut (0: never). */
+  private lastCutS = 0;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
   readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0, revised: 0 };
 
@@ -275,7 +286,8 @@ export class UtteranceStream {
    * decode when it covers the whole utterance and is a final-settings decode (the speculative
    * final) or the profile allows reusing partial decodes; one in flight is awaited. Otherwise it
    * comes from a new decode, started at once (a decode still in flight that does not cover the
-   * utterance is not waited for). Partials that arrive later are ignored.
+   * utterance is not waited for). Partials that arrive later are ignored. Revisions of committed
+   * words (`revise`) that have returned by then are used; those still running are aborted.
    */
   async finish(audio: Float32Array): Promise<StreamView> {
     this.queued = null;
@@ -284,9 +296,8 @@ export class UtteranceStream {
     this.checking?.abort();
     this.wake?.();
     const p = this.opts.profile;
-    const revised = Promise.all(this.revisions.map((r) => r.settled));
     const quiet = this.quietFinal(audio);
-    if (quiet) return revised.then(() => quiet());
+    if (quiet) return quiet;
     // A decode covers the final's audio up to its end. Where the utterance may have been cut (a
     // commit limit), it must not go past that end by more than a chunk or two of pause either: the
     // words after the cut belong to the next piece.
@@ -318,7 +329,8 @@ export class UtteranceStream {
       const clamp = (w: WordTiming) => ({ ...w, start: Math.min(w.start, end), end: Math.min(w.end, end) });
       d = { ...d, audioEnd: audio.length, tentative: d.tentative.map(clamp), reread: d.reread.map(clamp) };
     }
-    await revised;
+    // The tail is ready: revisions still running would only delay the final.
+    this.dropUnsettledRevisions();
     const done = this.revisedDone();
     // A final-settings decode of the whole buffer read the buffer's committed words again, with the
     // audio after them: its reading replaces theirs (unless it read less than they say, or the
@@ -332,20 +344,20 @@ export class UtteranceStream {
    * The final of an utterance cut after `onQuiet`: the committed words that end inside it (words
    * committed after the quiet decode, past the cut, are heard again by the next piece).
    */
-  private quietFinal(audio: Float32Array): (() => StreamView) | null {
+  private quietFinal(audio: Float32Array): StreamView | null {
     const end = audio.length / this.rate;
     if (this.quiet === null || end < this.quiet.wordEnd || end > this.quiet.d.audioEnd / this.rate) return null;
     const { d } = this.quiet;
     this.inflight?.abort.abort();
     this.stats.finalReused = true;
     const inside = (w: WordTiming) => w.end <= end;
-    return () => this.view([], { ...d, audioEnd: audio.length }, false, [...this.revisedDone(), ...this.committed].filter(inside));
+    this.dropUnsettledRevisions();
+    return this.view([], { ...d, audioEnd: audio.length }, false, [...this.revisedDone(), ...this.committed].filter(inside));
   }
 
   private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number, speculative = false, signal?: AbortSignal, prompt = true): Promise<Decoded> {
     const buffer = audio.subarray(Math.min(this.bufferStart, audio.length));
-    const context = typeof this.opts.context === "function" ? this.opts.context() : (this.opts.context ?? "");
-    const previousText = prompt ? [context, ...this.revisedDone().map((w) => w.word)].join(" ").trim() : "";
+    const previousText = prompt ? this.promptText() : "";
     const seconds = buffer.length / this.rate;
     this.stats.decodes++;
     this.stats.decodedSeconds += seconds;
@@ -413,9 +425,9 @@ export class UtteranceStream {
 
   /** Moves the committed words up to index `at` out of the buffer. */
   private cutAfter(at: number, audio: Float32Array): void {
-    const before = this.beforeBuffer();
     const from = this.done.length;
     const start = this.bufferStart;
+    const previousText = this.promptText();
     const moved = this.committed.splice(0, at + 1);
     this.done.push(...moved);
     const last = moved[moved.length - 1]!;
@@ -426,38 +438,55 @@ export class UtteranceStream {
     // cut is left out (`beforeBuffer`, `afterReread`).
     this.bufferStart = Math.max(this.bufferStart, Math.round(Math.max(0, cutS - CUT_OVERLAP_S) * this.rate));
     this.stats.cuts++;
-    if (this.opts.profile.reviseCommitted) this.revise(from, moved, before, audio.subarray(start, Math.min(audio.length, Math.round(cutS * this.rate))), start / this.rate);
+    const span = { from: this.lastCutS, to: cutS };
+    this.lastCutS = cutS;
+    if (this.opts.profile.reviseCommitted) this.revise(from, moved, audio.subarray(start, Math.min(audio.length, Math.round((cutS + REVISION_TAIL_S) * this.rate))), start / this.rate, span, previousText);
+  }
+
+  /** The prompt of a decode of the buffer: the context, then the committed words before it (as revised). */
+  private promptText(): string {
+    const context = typeof this.opts.context === "function" ? this.opts.context() : (this.opts.context ?? "");
+    return [context, ...this.revisedDone().map((w) => w.word)].join(" ").trim();
   }
 
   /**
-   * Decodes the audio of committed words that leave the buffer (`moved`, which are `done[from…]`,
-   * from `offset` s of the utterance on) with the final settings, prompted as they were; the final
-   * shows that decode's words instead, if it read about as much text (its reading of `before`, the
-   * text before the cut it started from, left out). It runs beside the partial decodes, ahead of
-   * them in the engine's queue (as a speculative final), and the final waits for it.
+   * Decodes the audio of committed words that leave the buffer again, with the final settings and
+   * the prompt they had (`moved`, which are `done[from…]`; `audio` starts `offset` s into the
+   * utterance): the words the cuts before and after them left out (`span`, utterance seconds), and
+   * a little on both sides, so that no word at either cut is heard cut off. The decode's words whose
+   * middle lies in the span replace `moved` in the final if they have about as much text. It runs
+   * beside the partial decodes, ahead of them in the engine's queue (as a speculative final); the
+   * final uses it if it has returned by the time the final's own tail is ready.
    */
-  private revise(from: number, moved: WordTiming[], before: WordTiming[], audio: Float32Array, offset: number): void {
-    const context = typeof this.opts.context === "function" ? this.opts.context() : (this.opts.context ?? "");
-    const previousText = [context, ...this.revisedDone().slice(0, from).map((w) => w.word)].join(" ").trim();
+  private revise(from: number, moved: WordTiming[], audio: Float32Array, offset: number, span: { from: number; to: number }, previousText: string): void {
     const req = { audio, previousText, partial: false, speculative: true, beamSize: this.opts.profile.finalBeamSize };
     this.stats.decodes++;
     this.stats.decodedSeconds += audio.length / this.rate;
-    const revision: Revision = { from, count: moved.length, words: null, settled: Promise.resolve() };
-    revision.settled = this.opts.decode(req).then(
-      (r) => {
-        const words = (r.noSpeech ? [] : r.words)
-          .filter((w) => w.word.trim() !== "")
-          .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
-        const read = afterReread(words, before, []);
-        const [n, c] = [textLength(read), textLength(moved)];
-        if (n >= SKIP_RATIO * c && SKIP_RATIO * n <= c) {
-          revision.words = read;
-          this.stats.revised++;
-        }
-      },
-      () => {}, // the committed words stay
-    );
+    const revision: Revision = { from, count: moved.length, words: null, settled: false, abort: new AbortController() };
+    this.opts
+      .decode(req, revision.abort.signal)
+      .then(
+        (r) => {
+          if (revision.abort.signal.aborted) return;
+          const middle = (w: WordTiming) => (w.start + w.end) / 2 + offset;
+          const read = (r.noSpeech ? [] : r.words)
+            .filter((w) => w.word.trim() !== "" && middle(w) >= span.from && middle(w) < span.to)
+            .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
+          const [n, c] = [textLength(read), textLength(moved)];
+          if (n >= SKIP_RATIO * c && SKIP_RATIO * n <= c) {
+            revision.words = read;
+            this.stats.revised++;
+          }
+        },
+        () => {}, // the committed words stay
+      )
+      .finally(() => (revision.settled = true));
     this.revisions.push(revision);
+  }
+
+  /** Revisions still running are no longer wanted (the final is being made without them). */
+  private dropUnsettledRevisions(): void {
+    for (const r of this.revisions) if (!r.settled) r.abort.abort();
   }
 
   /** The committed words before the buffer, each revised span as its revision read it. */
