@@ -1338,9 +1338,10 @@ export const FeatureSchema = {
         'sentiment_analysis',
         'diarization',
         'translation',
-        'language_detection'
+        'language_detection',
+        'words_accurate_timestamps'
     ],
-    description: 'An add-on a model can run.'
+    description: 'An add-on a model can run. `words_accurate_timestamps` is listed for a model installed with its alignment decoder, which times every word itself (`realtime_processing.words_accurate_timestamps`); a session asking for accurate timestamps is never refused for its absence: words are then timed by their share of their segment.'
 } as const;
 
 export const FileInfoSchema = {
@@ -2581,7 +2582,7 @@ export const RealtimeProcessingConfigSchema = {
         words_accurate_timestamps: {
             type: 'boolean',
             default: false,
-            description: 'Accurate per-word timestamps. Accepted, `true` or `false`, and the same either way: every word of partials and finals is timed by the recognition model itself, by dynamic time warping over its cross-attention alignment heads (as openai-whisper\'s and faster-whisper\'s word timestamps). Where that alignment cannot run (a model installed without its alignment decoder, `decoder_alignment.onnx`), the session is not refused: each recognized segment\'s time is shared among its words in proportion to their spoken length.'
+            description: 'Accurate per-word timestamps. Accepted, `true` or `false`, and the same either way: every word of partials and finals is timed by the recognition model itself, by dynamic time warping over its cross-attention alignment heads (as openai-whisper\'s and faster-whisper\'s word timestamps). Where that alignment cannot run (a model installed without its alignment decoder, `decoder_alignment.onnx`), the session is not refused: each recognized segment\'s time is shared among its words in proportion to their spoken length. `GET /v2/live/capabilities` lists `words_accurate_timestamps` among the features of the models that time words themselves.'
         },
         custom_vocabulary: {
             type: 'boolean',

@@ -631,9 +631,9 @@ export type ErrorResponse = {
 };
 
 /**
- * An add-on a model can run.
+ * An add-on a model can run. `words_accurate_timestamps` is listed for a model installed with its alignment decoder, which times every word itself (`realtime_processing.words_accurate_timestamps`); a session asking for accurate timestamps is never refused for its absence: words are then timed by their share of their segment.
  */
-export type Feature = 'custom_vocabulary' | 'punctuation' | 'numerals' | 'named_entity_recognition' | 'pii' | 'end_of_turn' | 'number_hold' | 'sentiment_analysis' | 'diarization' | 'translation' | 'language_detection';
+export type Feature = 'custom_vocabulary' | 'punctuation' | 'numerals' | 'named_entity_recognition' | 'pii' | 'end_of_turn' | 'number_hold' | 'sentiment_analysis' | 'diarization' | 'translation' | 'language_detection' | 'words_accurate_timestamps';
 
 /**
  * The session's recording.
@@ -1123,7 +1123,7 @@ export type Readiness = {
  */
 export type RealtimeProcessingConfig = unknown & {
     /**
-     * Accurate per-word timestamps. Accepted, `true` or `false`, and the same either way: every word of partials and finals is timed by the recognition model itself, by dynamic time warping over its cross-attention alignment heads (as openai-whisper's and faster-whisper's word timestamps). Where that alignment cannot run (a model installed without its alignment decoder, `decoder_alignment.onnx`), the session is not refused: each recognized segment's time is shared among its words in proportion to their spoken length.
+     * Accurate per-word timestamps. Accepted, `true` or `false`, and the same either way: every word of partials and finals is timed by the recognition model itself, by dynamic time warping over its cross-attention alignment heads (as openai-whisper's and faster-whisper's word timestamps). Where that alignment cannot run (a model installed without its alignment decoder, `decoder_alignment.onnx`), the session is not refused: each recognized segment's time is shared among its words in proportion to their spoken length. `GET /v2/live/capabilities` lists `words_accurate_timestamps` among the features of the models that time words themselves.
      */
     words_accurate_timestamps?: boolean;
     /**

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { ModelCapability } from "../contract/types.ts";
 import { hasEngineFamily } from "../engines/registry.ts";
 import type { EngineFamily } from "../engines/types.ts";
+import { ALIGNMENT_FILE } from "../engines/whisper/alignment-file.ts";
 import { CATALOGUE, PUBLIC_MODELS } from "./entries.ts";
 import { isRecognizer } from "./families.ts";
 import type { CatalogueEntry, PublicModelDefinition } from "./types.ts";
@@ -43,6 +44,13 @@ export interface ResolveOptions {
 export interface ServingEntry {
   model: PublicModelDefinition;
   entry: CatalogueEntry;
+  /** The installed model times words by its own cross-attention alignment (see `alignsWords`). */
+  alignsWords: boolean;
+}
+
+/** A Whisper model installed with its alignment decoder times words itself (`words_accurate_timestamps`). */
+export function alignsWords(entry: CatalogueEntry, modelsDir: string): boolean {
+  return entry.family === "whisper" && existsSync(join(modelsDir, entry.dir, ALIGNMENT_FILE));
 }
 
 /** For each public model, the first candidate entry that is installed and whose family loads. */
@@ -55,7 +63,7 @@ export function servingEntries(modelsDir: string, opts: ResolveOptions = {}): Se
       const entry = catalogue.find((e) => e.id === id);
       if (!entry || !isRecognizer(entry) || !available(entry.family)) continue;
       if (!isInstalled(entry, modelsDir, catalogue)) continue;
-      out.push({ model, entry });
+      out.push({ model, entry, alignsWords: alignsWords(entry, modelsDir) });
       break;
     }
   }
@@ -105,10 +113,14 @@ export class ServingTable {
   }
 }
 
-/** The capability a public model has when served by an entry (their intersection). */
-export function capabilityOf(model: PublicModelDefinition, entry: CatalogueEntry): ModelCapability {
+/**
+ * The capability a public model has when served by an entry (their intersection), with
+ * `words_accurate_timestamps` where the installed model times words itself (`aligned`).
+ */
+export function capabilityOf(model: PublicModelDefinition, entry: CatalogueEntry, aligned = false): ModelCapability {
   const languages = model.languages === null ? [...entry.languages] : model.languages.filter((l) => entry.languages.includes(l));
   const features = model.features.filter((f) => entry.features.includes(f));
+  if (aligned) features.push("words_accurate_timestamps");
   const translationTargets = model.translationTargets.filter((t) => entry.translationTargets.includes(t));
   if (translationTargets.length === 0 && features.includes("translation")) features.splice(features.indexOf("translation"), 1);
   return { model: model.model, engine: entry.id, languages, features, translationTargets, profiles: [...model.profiles] };
@@ -116,7 +128,7 @@ export function capabilityOf(model: PublicModelDefinition, entry: CatalogueEntry
 
 /** Capabilities of every public model that an installed engine serves, read from `modelsDir` now. */
 export function computeCapabilities(modelsDir: string, opts: ResolveOptions = {}): ModelCapability[] {
-  return servingEntries(modelsDir, opts).map(({ model, entry }) => capabilityOf(model, entry));
+  return servingEntries(modelsDir, opts).map(({ model, entry, alignsWords }) => capabilityOf(model, entry, alignsWords));
 }
 
 export { canServe, type ServeRequest, type ServeVerdict } from "../contract/can-serve.ts";

@@ -128,6 +128,16 @@ describe("capabilities from MODELS_DIR", () => {
     expect(computeCapabilities(dir, { familyAvailable: all })).toEqual([]);
   });
 
+  test("words_accurate_timestamps is listed where the Whisper model has its alignment decoder", () => {
+    const dir = tempModelsDir();
+    placeholders(dir, "whisper-tiny.en");
+    const features = () => computeCapabilities(dir, { familyAvailable: all })[0]!.features;
+    expect(features()).not.toContain("words_accurate_timestamps");
+    writeFileSync(join(dir, "whisper-tiny.en", "decoder_alignment.onnx"), "x");
+    expect(features()).toContain("words_accurate_timestamps");
+    expect(servingEntries(dir, { familyAvailable: all })[0]!.alignsWords).toBe(true);
+  });
+
   test("solaria-1 and solaria-3 prefer whisper-small, else whisper-base; trantoria-1 prefers tiny.en over the transducer", () => {
     const dir = tempModelsDir();
     placeholders(dir, "whisper-base");

@@ -38,7 +38,7 @@ export class InProcessCoordinator implements InferenceCoordinator {
   }
 
   async capabilities(): Promise<ModelCapability[]> {
-    return this.serving.refresh().map(({ model, entry }) => capabilityOf(model, entry));
+    return this.serving.refresh().map(({ model, entry, alignsWords }) => capabilityOf(model, entry, alignsWords));
   }
 
   /**
@@ -65,7 +65,7 @@ export class InProcessCoordinator implements InferenceCoordinator {
     const serving = ofModel(this.serving.current()) ?? ofModel(this.serving.refresh());
     if (!serving) throw new NoEndpointError();
     // The serving entry's capability (what `capabilities()` lists for this model).
-    const caps = [capabilityOf(serving.model, serving.entry)];
+    const caps = [capabilityOf(serving.model, serving.entry, serving.alignsWords)];
     const { languages, task, targetLanguage } = job.request;
     const verdict = canServe(caps, {
       model: job.model,

@@ -14,7 +14,9 @@ import * as ort from "onnxruntime-node";
 import { stopIfAborted } from "../../util/abort.ts";
 import type { TokenTimes } from "./word-times.ts";
 
-export const ALIGNMENT_FILE = "decoder_alignment.onnx";
+import { ALIGNMENT_FILE } from "./alignment-file.ts";
+
+export { ALIGNMENT_FILE };
 /** Seconds per encoder frame (two mel frames of 10 ms). */
 export const SECONDS_PER_FRAME = 0.02;
 /** Samples per encoder frame at 16 kHz. */
