@@ -32,7 +32,7 @@ export interface DecodeExtra {
   previousText?: string;
   beamSize?: number;
   signal?: AbortSignal;
-  /** A speculative final (a final's is `final`, a partial's `partial`). */
+  /** A speculative final, or a background decode (`partial`); a final's is `final`, a partial's `partial`. */
   priority?: DecodePriority;
   /** Earlier utterances heard before this audio (its prompt is then the lead's `previousText`). */
   lead?: LeadContext;
@@ -49,8 +49,9 @@ export function leadOf(jobs: DecodeJobs, channel: number, start: number, audio: 
  */
 export async function decodeForStream(jobs: DecodeJobs, channel: number, key: string, start: number, req: StreamDecodeRequest, seq: number, signal?: AbortSignal): Promise<TranscribeResult> {
   const lead = !req.partial && req.leadable ? leadOf(jobs, channel, start, req.audio) : undefined;
-  const extra: DecodeExtra = { previousText: req.previousText, beamSize: req.beamSize, signal, ...(req.speculative ? { priority: "speculative" } : {}), ...(lead ? { lead } : {}) };
-  if (req.partial || req.speculative) return transcribe(jobs, channel, key, seq, req.audio, req.partial, extra);
+  const priority: DecodePriority | undefined = req.background ? "partial" : req.speculative ? "speculative" : undefined;
+  const extra: DecodeExtra = { previousText: req.previousText, beamSize: req.beamSize, signal, ...(priority ? { priority } : {}), ...(lead ? { lead } : {}) };
+  if (req.partial || req.speculative || req.background) return transcribe(jobs, channel, key, seq, req.audio, req.partial, extra);
   const r = await transcribeWithRetry(jobs, channel, key, 1_000_000 + seq, req.audio, extra);
   if (!r) throw new Error("final transcription failed");
   return r;

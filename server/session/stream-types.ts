@@ -13,6 +13,11 @@ export interface StreamDecodeRequest {
   partial: boolean;
   /** A final-settings decode of a pause (the speculative final): it may be discarded. */
   speculative?: boolean;
+  /**
+   * A final-settings decode no one waits for (a revision of committed words): queued behind finals
+   * and speculative finals, as partials are; it may be discarded.
+   */
+  background?: boolean;
   /** Beam size asked for a final decode. */
   beamSize?: number;
   /**

@@ -47,7 +47,7 @@
  *
  * The module knows no engine and no session: it is given a `decode` function.
  */
-import type { WordTiming } from "../../workers/contract/types.ts";
+import type { TranscribeResult, WordTiming } from "../../workers/contract/types.ts";
 import { afterCommitted, afterReread, agreedPrefix, textLength } from "./overlap.ts";
 import type { StreamView, UtteranceStreamOptions } from "./stream-types.ts";
 
@@ -95,9 +95,12 @@ interface Revision {
   from: number;
   count: number;
   words: WordTiming[] | null;
-  /** The decode has returned (or failed). */
+  /** The decode has returned (or failed), or is no longer wanted. */
   settled: boolean;
-  abort: AbortController;
+  /** The running attempt (null: stopped for a pause's speculative final, to be started again). */
+  attempt: AbortController | null;
+  /** Starts an attempt. */
+  start: () => void;
 }
 
 /** The streaming state of one utterance. */
@@ -179,6 +182,7 @@ export class UtteranceStream {
       // VAD has heard the pause itself).
       this.inflight?.abort.abort();
       this.checking?.abort();
+      this.pauseRevisions();
       this.wake?.();
     } else {
       this.queued = audio;
@@ -212,6 +216,7 @@ export class UtteranceStream {
         const d = await decoded.finally(() => (this.inflight = null));
         if (!pause) this.paceAfter(d.seconds * 1000);
         if (this.finished) break;
+        if (this.queuedPause === null) this.resumeRevisions();
         this.agree(d);
         this.cut(audio);
         this.opts.onPartial?.(this.view(this.history[this.history.length - 1] ?? [], d, pause && !d.skipped));
@@ -455,38 +460,66 @@ export class UtteranceStream {
    * utterance): the words the cuts before and after them left out (`span`, utterance seconds), and
    * a little on both sides, so that no word at either cut is heard cut off. The decode's words whose
    * middle lies in the span replace `moved` in the final if they have about as much text. It runs
-   * beside the partial decodes, ahead of them in the engine's queue (as a speculative final); the
-   * final uses it if it has returned by the time the final's own tail is ready.
+   * beside the partial decodes, queued as they are (`background`); a pause's speculative final
+   * stops it, and it starts again once that decode has returned. The final uses it if it has
+   * returned by the time the final's own tail is ready.
    */
   private revise(from: number, moved: WordTiming[], audio: Float32Array, offset: number, span: { from: number; to: number }, previousText: string): void {
-    const req = { audio, previousText, partial: false, speculative: true, beamSize: this.opts.profile.finalBeamSize };
-    this.stats.decodes++;
-    this.stats.decodedSeconds += audio.length / this.rate;
-    const revision: Revision = { from, count: moved.length, words: null, settled: false, abort: new AbortController() };
-    this.opts
-      .decode(req, revision.abort.signal)
-      .then(
+    const req = { audio, previousText, partial: false, background: true, beamSize: this.opts.profile.finalBeamSize };
+    const revision: Revision = { from, count: moved.length, words: null, settled: false, attempt: null, start: () => {} };
+    const middle = (w: WordTiming) => (w.start + w.end) / 2 + offset;
+    const use = (r: TranscribeResult) => {
+      const read = (r.noSpeech ? [] : r.words)
+        .filter((w) => w.word.trim() !== "" && middle(w) >= span.from && middle(w) < span.to)
+        .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
+      const [n, c] = [textLength(read), textLength(moved)];
+      if (n >= SKIP_RATIO * c && SKIP_RATIO * n <= c) {
+        revision.words = read;
+        this.stats.revised++;
+      }
+    };
+    revision.start = () => {
+      const attempt = (revision.attempt = new AbortController());
+      this.stats.decodes++;
+      this.stats.decodedSeconds += audio.length / this.rate;
+      this.opts.decode(req, attempt.signal).then(
         (r) => {
-          if (revision.abort.signal.aborted) return;
-          const middle = (w: WordTiming) => (w.start + w.end) / 2 + offset;
-          const read = (r.noSpeech ? [] : r.words)
-            .filter((w) => w.word.trim() !== "" && middle(w) >= span.from && middle(w) < span.to)
-            .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
-          const [n, c] = [textLength(read), textLength(moved)];
-          if (n >= SKIP_RATIO * c && SKIP_RATIO * n <= c) {
-            revision.words = read;
-            this.stats.revised++;
-          }
+          if (attempt.signal.aborted) return;
+          use(r);
+          revision.settled = true;
         },
-        () => {}, // the committed words stay
-      )
-      .finally(() => (revision.settled = true));
+        () => {
+          if (!attempt.signal.aborted) revision.settled = true; // failed: the committed words stay
+        },
+      );
+    };
     this.revisions.push(revision);
+    if (this.queuedPause === null && !(this.inflight && !this.inflight.partial)) revision.start();
+  }
+
+  /** A pause's speculative final goes first: revisions running are stopped, to start again once it has returned. */
+  private pauseRevisions(): void {
+    for (const r of this.revisions) {
+      if (r.settled || r.attempt === null) continue;
+      r.attempt.abort();
+      r.attempt = null;
+    }
+  }
+
+  /** Starts again the revisions a pause stopped. */
+  private resumeRevisions(): void {
+    if (this.finished) return;
+    for (const r of this.revisions) if (!r.settled && r.attempt === null) r.start();
   }
 
   /** Revisions still running are no longer wanted (the final is being made without them). */
   private dropUnsettledRevisions(): void {
-    for (const r of this.revisions) if (!r.settled) r.abort.abort();
+    for (const r of this.revisions) {
+      if (r.settled) continue;
+      r.attempt?.abort();
+      r.attempt = null;
+      r.settled = true;
+    }
   }
 
   /** The committed words before the buffer, each revised span as its revision read it. */
