@@ -55,11 +55,14 @@ import type { StreamView, UtteranceStreamOptions } from "./stream-types.ts";
 const CUT_OVERLAP_S = 0.3;
 
 /**
- * Seconds of audio after a cut that the revision of the words before it hears too: a decode whose
- * audio ends at the cut mishears the word there, cut off ("debate the month." for "debate the
- * members"), and ends its text with a full stop where the sentence goes on.
+ * Seconds of audio after a cut that the revision of the words before it waits for and hears too: a
+ * decode whose audio ends at the cut mishears the word there, cut off ("debate the month." for
+ * "debate the members"), and ends its text with a full stop where the sentence goes on; and
+ * Whisper reads the start of a window better with more audio after it (whisper-base wrote "Trisha,
+ * you root on first" for "To reset your router, first" given 11.5 s, and "To reach your route,
+ * first unplug" given 20 s).
  */
-const REVISION_TAIL_S = 1;
+const REVISION_TAIL_S = 5;
 
 /** A decode with less text than this share of the committed words it re-reads skipped audio. */
 const SKIP_RATIO = 0.8;
@@ -99,8 +102,10 @@ interface Revision {
   settled: boolean;
   /** The running attempt (null: stopped for a pause's speculative final, to be started again). */
   attempt: AbortController | null;
-  /** Starts an attempt. */
-  start: () => void;
+  /** Utterance samples the attempt decodes up to: it starts once the audio reaches them. */
+  due: number;
+  /** Starts an attempt on the utterance audio so far. */
+  start: (audio: Float32Array) => void;
 }
 
 /** The streaming state of one utterance. */
@@ -216,7 +221,7 @@ export class UtteranceStream {
         const d = await decoded.finally(() => (this.inflight = null));
         if (!pause) this.paceAfter(d.seconds * 1000);
         if (this.finished) break;
-        if (this.queuedPause === null) this.resumeRevisions();
+        if (this.queuedPause === null) this.startRevisions(audio);
         this.agree(d);
         this.cut(audio);
         this.opts.onPartial?.(this.view(this.history[this.history.length - 1] ?? [], d, pause && !d.skipped));
@@ -445,7 +450,7 @@ export class UtteranceStream {
     this.stats.cuts++;
     const span = { from: this.lastCutS, to: cutS };
     this.lastCutS = cutS;
-    if (this.opts.profile.reviseCommitted) this.revise(from, moved, audio.subarray(start, Math.min(audio.length, Math.round((cutS + REVISION_TAIL_S) * this.rate))), start / this.rate, span, previousText);
+    if (this.opts.profile.reviseCommitted) this.revise(from, moved, start, Math.round((cutS + REVISION_TAIL_S) * this.rate), span, previousText);
   }
 
   /** The prompt of a decode of the buffer: the context, then the committed words before it (as revised). */
@@ -464,9 +469,9 @@ export class UtteranceStream {
    * stops it, and it starts again once that decode has returned. The final uses it if it has
    * returned by the time the final's own tail is ready.
    */
-  private revise(from: number, moved: WordTiming[], audio: Float32Array, offset: number, span: { from: number; to: number }, previousText: string): void {
-    const req = { audio, previousText, partial: false, background: true, beamSize: this.opts.profile.finalBeamSize };
-    const revision: Revision = { from, count: moved.length, words: null, settled: false, attempt: null, start: () => {} };
+  private revise(from: number, moved: WordTiming[], start: number, due: number, span: { from: number; to: number }, previousText: string): void {
+    const offset = start / this.rate;
+    const revision: Revision = { from, count: moved.length, words: null, settled: false, attempt: null, due, start: () => {} };
     const middle = (w: WordTiming) => (w.start + w.end) / 2 + offset;
     const use = (r: TranscribeResult) => {
       const read = (r.noSpeech ? [] : r.words)
@@ -478,7 +483,9 @@ export class UtteranceStream {
         this.stats.revised++;
       }
     };
-    revision.start = () => {
+    revision.start = (utterance) => {
+      const audio = utterance.subarray(start, Math.min(utterance.length, due));
+      const req = { audio, previousText, partial: false, background: true, beamSize: this.opts.profile.finalBeamSize };
       const attempt = (revision.attempt = new AbortController());
       this.stats.decodes++;
       this.stats.decodedSeconds += audio.length / this.rate;
@@ -494,7 +501,6 @@ export class UtteranceStream {
       );
     };
     this.revisions.push(revision);
-    if (this.queuedPause === null && !(this.inflight && !this.inflight.partial)) revision.start();
   }
 
   /** A pause's speculative final goes first: revisions running are stopped, to start again once it has returned. */
@@ -506,10 +512,10 @@ export class UtteranceStream {
     }
   }
 
-  /** Starts again the revisions a pause stopped. */
-  private resumeRevisions(): void {
+  /** Starts the revisions that are due (`audio`: the utterance so far) or that a pause stopped. */
+  private startRevisions(audio: Float32Array): void {
     if (this.finished) return;
-    for (const r of this.revisions) if (!r.settled && r.attempt === null) r.start();
+    for (const r of this.revisions) if (!r.settled && r.attempt === null && audio.length >= r.due) r.start(audio);
   }
 
   /** Revisions still running are no longer wanted (the final is being made without them). */
