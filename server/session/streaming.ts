@@ -33,11 +33,12 @@
  *   once, with where to cut (`onQuiet`); the utterance is then cut there and its final is the
  *   committed words (no decode runs for it).
  * - Revised committed words (`reviseCommitted`): words agreed on by greedy partial decodes, often
- *   with little audio after them, are what the final would mishear least if decoded again with the
- *   final settings and all their audio. Committed words cut out of the buffer are decoded again so,
- *   once, as they leave it (`revise`); the buffer's committed words are read again by the final's
- *   own final-settings decode of the buffer. The final shows those readings where they read about
- *   as much text; partials keep showing the committed words, so their prefix stays stable.
+ *   with little audio after them, are misheard less when decoded again with the final settings and
+ *   more of their audio. Committed words cut out of the buffer are decoded again so, once, when
+ *   `REVISION_TAIL_S` of audio follow the cut (`revise`); the buffer's committed words are read
+ *   again by the final's own final-settings decode of the buffer. The final shows those readings
+ *   where they read about as much text; partials keep showing the committed words, so their prefix
+ *   stays stable.
  * - The final is the committed words plus the tail: the tail of the newest decode that covered the
  *   whole utterance when it was a final-settings decode (the speculative one) or the profile allows
  *   reusing partial decodes (`reuseCoveringDecode`), else of one decode of the buffer with the final
