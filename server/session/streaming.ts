@@ -462,13 +462,14 @@ export class UtteranceStream {
 
   /**
    * Decodes the audio of committed words that leave the buffer again, with the final settings and
-   * the prompt they had (`moved`, which are `done[from…]`; `audio` starts `offset` s into the
-   * utterance): the words the cuts before and after them left out (`span`, utterance seconds), and
-   * a little on both sides, so that no word at either cut is heard cut off. The decode's words whose
-   * middle lies in the span replace `moved` in the final if they have about as much text. It runs
-   * beside the partial decodes, queued as they are (`background`); a pause's speculative final
-   * stops it, and it starts again once that decode has returned. The final uses it if it has
-   * returned by the time the final's own tail is ready.
+   * the prompt they had (`moved`, which are `done[from…]`): the audio between the cuts before and
+   * after them (`span`, utterance seconds), from the buffer's start (`start`, samples: 0.3 s before
+   * the earlier cut) to `REVISION_TAIL_S` past the later one (`due`), so that no word at either cut
+   * is heard cut off. It starts once the utterance reaches `due`. The decode's words whose middle
+   * lies in the span replace `moved` in the final if they have about as much text. It runs beside
+   * the partial decodes, queued as they are (`background`); a pause's speculative final stops it,
+   * and it starts again once that decode has returned. The final uses it if it has returned by the
+   * time the final's own tail is ready.
    */
   private revise(from: number, moved: WordTiming[], start: number, due: number, span: { from: number; to: number }, previousText: string): void {
     const offset = start / this.rate;

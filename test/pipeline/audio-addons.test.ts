@@ -98,8 +98,9 @@ describe("capabilities tell the truth", () => {
 
 /**
  * Add-ons whose effect a session test observes: here (end of turn, diarization, punctuation, custom
- * vocabulary, number hold), in text-addons.test.ts (pii, numerals, named entities, sentiment) and in
- * translation.test.ts (translation).
+ * vocabulary, number hold), in text-addons.test.ts (pii, numerals, named entities, sentiment), in
+ * translation.test.ts (translation) and in test/streaming/word-times.test.ts (accurate word
+ * timestamps: jfk.wav's words where faster-whisper's cross-attention alignment puts them).
  */
 const OBSERVED = new Set([
   "end_of_turn",
@@ -112,6 +113,7 @@ const OBSERVED = new Set([
   "punctuation",
   "custom_vocabulary",
   "number_hold",
+  "words_accurate_timestamps",
 ]);
 /** Not an add-on a session asks for: how the recognizer picks the language. */
 const NOT_ADDONS = new Set(["language_detection"]);

@@ -117,8 +117,8 @@ describe("options the service does not run are refused when switched on", () => 
     const caps = (await get("/v2/live/capabilities")) as { models: { model: string; features: string[] }[] };
     const advertised = new Set(caps.models.flatMap((m) => m.features));
     for (const f of ["summarization", "chapterization", "audio_enhancer"]) expect(advertised.has(f)).toBe(false);
-    // The installed Whisper models carry their alignment decoder: they time words themselves.
-    expect(caps.models.find((m) => m.model === "solaria-1")?.features).toContain("words_accurate_timestamps");
+    // The installed Whisper model carries its alignment decoder: it times words itself.
+    expect(caps.models.find((m) => m.model === "trantoria-1")?.features).toContain("words_accurate_timestamps");
     const defaults = (await get("/v2/live/defaults")) as { pre_processing?: { audio_enhancer?: boolean; speech_threshold?: number } };
     expect(defaults.pre_processing).toEqual({ audio_enhancer: false, speech_threshold: 0.5 });
   });
