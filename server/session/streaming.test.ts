@@ -254,6 +254,16 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     expectNoRetraction([...kept.views, kept.final]);
   });
 
+  /** Partials of the script's audio every interval up to 21 s, no pause, then the final (its audio ends at 20.014 s). */
+  async function partialsThenFinal(stream: UtteranceStream): Promise<StreamView> {
+    const audio = new Float32Array(21 * RATE);
+    for (let t = 0.5; t <= 21; t += profile.partialIntervalMs / 1000) {
+      stream.partial(audio.subarray(0, Math.round(t * RATE)));
+      await stream.idle();
+    }
+    return stream.finish(audio.subarray(0, Math.round(20.014 * RATE)));
+  }
+
   test("a revision that reads much less or much more than the committed words is not used", async () => {
     for (const odd of ["less", "more"] as const) {
       const log: StreamDecodeRequest[] = [];
@@ -265,12 +275,7 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
         return { ...r, words, text: texts(words) };
       };
       const stream = new UtteranceStream({ profile, decode });
-      const audio = new Float32Array(21 * RATE);
-      for (let t = 0.5; t <= 21; t += profile.partialIntervalMs / 1000) {
-        stream.partial(audio.subarray(0, Math.round(t * RATE)));
-        await stream.idle();
-      }
-      const final = await stream.finish(audio.subarray(0, Math.round(20.014 * RATE)));
+      const final = await partialsThenFinal(stream);
       expect(stream.stats.cuts).toBeGreaterThan(1);
       expect(stream.stats.revised).toBe(0);
       expect(texts(final.words)).toContain("gw3");
@@ -289,12 +294,7 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
         ? new Promise<never>((_, reject) => signal?.addEventListener("abort", () => (aborted.push(true), reject(new Error("aborted")))))
         : plain(req);
     const stream = new UtteranceStream({ profile, decode });
-    const audio = new Float32Array(21 * RATE);
-    for (let t = 0.5; t <= 21; t += profile.partialIntervalMs / 1000) {
-      stream.partial(audio.subarray(0, Math.round(t * RATE)));
-      await stream.idle();
-    }
-    const final = await stream.finish(audio.subarray(0, Math.round(20.014 * RATE)));
+    const final = await partialsThenFinal(stream);
     expect(stream.stats.cuts).toBeGreaterThan(1);
     expect(aborted.length).toBeGreaterThan(0);
     expect(aborted.length).toBe(started);
