@@ -22,7 +22,8 @@ export interface StreamingProfile {
   /**
    * The final takes committed words from final-settings decodes of their audio rather than from the
    * partial decodes that agreed on them: the buffer's from the final's own decode, those cut out of
-   * the buffer from one decode per cut, made as they leave it (`UtteranceStream`, "revised").
+   * the buffer from one decode per cut, made once a few seconds of audio follow it
+   * (`UtteranceStream`, "Revised committed words").
    */
   reviseCommitted: boolean;
   /**

@@ -12,9 +12,8 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { stopIfAborted } from "../../util/abort.ts";
-import type { TokenTimes } from "./word-times.ts";
-
 import { ALIGNMENT_FILE } from "./alignment-file.ts";
+import type { TokenTimes } from "./word-times.ts";
 
 export { ALIGNMENT_FILE };
 /** Seconds per encoder frame (two mel frames of 10 ms). */
