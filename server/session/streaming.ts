@@ -451,7 +451,10 @@ export class UtteranceStream {
     this.stats.cuts++;
     const span = { from: this.lastCutS, to: cutS };
     this.lastCutS = cutS;
-    if (this.opts.profile.reviseCommitted) this.revise(from, moved, start, Math.round((cutS + REVISION_TAIL_S) * this.rate), span, previousText);
+    // A revision is a decode like the others: no longer than the hard buffer limit plus an interval.
+    const p = this.opts.profile;
+    const longest = start / this.rate + p.hardBufferS + p.partialIntervalMs / 1000;
+    if (p.reviseCommitted) this.revise(from, moved, start, Math.round(Math.max(cutS, Math.min(cutS + REVISION_TAIL_S, longest)) * this.rate), span, previousText);
   }
 
   /** The prompt of a decode of the buffer: the context, then the committed words before it (as revised). */
@@ -491,6 +494,7 @@ export class UtteranceStream {
       const attempt = (revision.attempt = new AbortController());
       this.stats.decodes++;
       this.stats.decodedSeconds += audio.length / this.rate;
+      this.stats.maxDecodedSeconds = Math.max(this.stats.maxDecodedSeconds, audio.length / this.rate);
       this.opts.decode(req, attempt.signal).then(
         (r) => {
           if (attempt.signal.aborted) return;
