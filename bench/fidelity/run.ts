@@ -12,11 +12,16 @@
  *   bun bench/fidelity/run.ts [--models whisper-tiny.en,whisper-base] [--categories agent,numbers,…]
  *                             [--quick] [--service-only] [--systems service,faster-whisper,whisperlive]
  *                             [--per-category N] [--clips agent-0,real-jfk] [--threads 1]
+ *                             [--endpointing 0.1] [--profile low_latency] [--engine-threads 2]
+ *                             [--init '{"turn_router":true}']
  *
  * `--quick`: 2 clips per category, whisper-tiny.en only (unless --models). `--service-only`: stream
  * the service only; the peers' columns come from their cache (bench/results/fidelity/peers/, keyed
  * by the audio's hash, model, beam and language) when present. Results: printed, and
- * bench/results/fidelity.json.
+ * bench/results/fidelity.json. `--endpointing`, `--profile`, `--init`: the session's init body
+ * beyond the defaults (the lag column stays "beyond the endpointing window" asked for);
+ * `--engine-threads`: the service's engine worker threads (default 1; the service's own default is
+ * one per core, where a lone final's encoder uses every core).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -50,13 +55,23 @@ const { values: args } = parseArgs({
     "per-category": { type: "string" },
     clips: { type: "string" },
     threads: { type: "string", default: "1" },
+    endpointing: { type: "string" },
+    profile: { type: "string" },
+    init: { type: "string" },
+    "engine-threads": { type: "string", default: "1" },
   },
 });
 const THREADS = Number(args.threads);
 const SYSTEMS = args["service-only"] ? ["service"] : args.systems!.split(",");
 const MODELS = (args.models ?? (args.quick ? "whisper-tiny.en" : "whisper-tiny.en,whisper-base")).split(",");
 const PER_CATEGORY = args["per-category"] ? Number(args["per-category"]) : args.quick ? 2 : Infinity;
-const ENDPOINTING = liveDefaults.endpointing;
+const ENDPOINTING = args.endpointing !== undefined ? Number(args.endpointing) : liveDefaults.endpointing;
+/** The init body's members beyond the default messages. */
+const INIT: Record<string, unknown> = {
+  ...(args.init ? (JSON.parse(args.init) as Record<string, unknown>) : {}),
+  ...(args.endpointing !== undefined ? { endpointing: ENDPOINTING } : {}),
+  ...(args.profile ? { profile: args.profile } : {}),
+};
 /** A turn's final later than this beyond the endpointing window is listed among the failures. */
 const LATE_S = 2;
 
@@ -85,7 +100,7 @@ interface ServiceRun {
   wallS: number;
 }
 
-const coordinator = await InProcessCoordinator.create({ modelsDir, threads: 1, queueLimit: 50, sessionThreads: THREADS });
+const coordinator = await InProcessCoordinator.create({ modelsDir, threads: Number(args["engine-threads"]), queueLimit: 50, sessionThreads: THREADS });
 const svc = await startTestService({ modelsDir: vadModelsDir, coordinator: { capabilities: () => coordinator.capabilities(), transcribe: (j, s) => coordinator.transcribe(j, s), close: async () => {} } });
 const caps = await coordinator.capabilities();
 
@@ -99,7 +114,7 @@ async function streamService(clip: Clip, publicModel: string, languages?: string
     model: publicModel,
     wavPath: clip.wav,
     languages,
-    init: DEFAULT_MESSAGES,
+    init: { ...DEFAULT_MESSAGES, ...INIT },
     realtime,
     timeoutMs: 180_000,
     ...(clip.g711 ? { g711: { encoding: clip.g711.encoding, sampleRate: 8000, bytes: new Uint8Array(readFileSync(clip.g711.file)) } } : {}),
@@ -337,7 +352,7 @@ for (const model of [...new Set(rows.map((r) => r.model))]) {
 const sys = (s: Summary, name: string) => s.systems[name];
 const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "-");
 console.log(
-  `\nFidelity: 1× real time, 100-ms chunks, default options (partials on, endpointing ${ENDPOINTING} s); faster-whisper offline on the same CTranslate2 weights; WhisperLive 0.10.0 live on them. ${THREADS} inference thread(s) each; load avg at start ${load0.toFixed(1)}\n`,
+  `\nFidelity: 1× real time, 100-ms chunks, default options (partials on, endpointing ${ENDPOINTING} s${args.profile ? `, profile ${args.profile}` : ""}${args.init ? `, ${args.init}` : ""}); faster-whisper offline on the same CTranslate2 weights; WhisperLive 0.10.0 live on them. ${THREADS} inference thread(s) each, the service in ${args["engine-threads"]} engine thread(s); load avg at start ${load0.toFixed(1)}\n`,
 );
 console.log("| model | category | clips | audio s | words | turns | WER service | WER faster-whisper | WER WhisperLive | service / fw | dropped turns svc/fw/WL | VAD drops svc | loops svc/fw/WL | insertion bursts svc/fw/WL | dup. finals svc/WL | lag p50 / p95 ms svc | lag p50 / p95 ms WL |");
 console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
