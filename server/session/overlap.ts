@@ -167,3 +167,21 @@ export function alignToCommitted(words: WordTiming[], committed: WordTiming[]): 
 export function textLength(words: WordTiming[]): number {
   return words.reduce((n, w) => n + normalizeWord(w.word).length, 0);
 }
+
+/**
+ * Adjacent word pairs of `words` (compared as `normalizeWord` does) that occurred earlier in them:
+ * how much a decode repeats itself ("to reach your route, to reach your route" repeats three). Pairs
+ * of two numbers are not counted, since dictated digits repeat ("five five five").
+ */
+export function repeatedPairs(words: WordTiming[]): number {
+  const seen = new Set<string>();
+  let repeats = 0;
+  for (let i = 1; i < words.length; i++) {
+    const [a, b] = [normalizeWord(words[i - 1]!.word), normalizeWord(words[i]!.word)];
+    if (a === "" || b === "" || (/^\d+$/.test(a) && /^\d+$/.test(b))) continue;
+    const pair = `${a} ${b}`;
+    if (seen.has(pair)) repeats++;
+    else seen.add(pair);
+  }
+  return repeats;
+}

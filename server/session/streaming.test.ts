@@ -3,7 +3,7 @@ import type { TranscribeResult, WordTiming } from "../../workers/contract/types.
 import { STREAMING_PROFILES, type StreamingProfile } from "./profiles.ts";
 import type { StreamDecodeRequest, StreamView } from "./stream-types.ts";
 import { UtteranceStream } from "./streaming.ts";
-import { afterCommitted, afterReread, agreedPrefix, alignToCommitted, normalizeWord } from "./overlap.ts";
+import { afterCommitted, afterReread, agreedPrefix, alignToCommitted, normalizeWord, repeatedPairs } from "./overlap.ts";
 
 const RATE = 16000;
 
@@ -27,6 +27,12 @@ describe("agreement helpers", () => {
     expect(normalizeWord("Don't")).toBe("dont");
     expect(normalizeWord("...")).toBe("");
     expect(normalizeWord("Four.")).toBe(normalizeWord("4"));
+  });
+
+  test("repeatedPairs counts word pairs said before, not pairs of numbers", () => {
+    expect(repeatedPairs(words("To reach your route your route, to reach your route, to reach your route,"))).toBe(8);
+    expect(repeatedPairs(words("To reset your router, first unplug the power cable and wait"))).toBe(0);
+    expect(repeatedPairs(words("call five five five, five five five one"))).toBe(0);
   });
 
   test("agreedPrefix is the longest prefix every hypothesis shares", () => {
@@ -271,14 +277,16 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     return stream.finish(audio.subarray(0, Math.round(20.014 * RATE)));
   }
 
-  test("a revision that reads much less or much more than the committed words is not used", async () => {
-    for (const odd of ["less", "more"] as const) {
+  test("a revision that reads much less or much more than the committed words, or goes round in circles, is not used", async () => {
+    // "loops": as much text as the committed words, in a cycle of three words.
+    const loop = (x: WordTiming, i: number) => ({ ...x, word: `${"lp".slice(0, x.word.length - 1)}${i % 3}` });
+    for (const odd of ["less", "more", "loops"] as const) {
       const log: StreamDecodeRequest[] = [];
       const plain = scriptedDecode(script, log, (x, i) => (i % 5 === 3 ? `g${x}` : x));
       const decode = async (req: StreamDecodeRequest) => {
         const r = await plain(req);
         if (!req.background) return r;
-        const words = odd === "less" ? r.words.slice(0, 2) : [...r.words, ...r.words.map((x) => ({ ...x, word: "extra" }))];
+        const words = odd === "less" ? r.words.slice(0, 2) : odd === "loops" ? r.words.map(loop) : [...r.words, ...r.words.map((x) => ({ ...x, word: "extra" }))];
         return { ...r, words, text: texts(words) };
       };
       const stream = new UtteranceStream({ profile, decode });
@@ -287,6 +295,7 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
       expect(stream.stats.revised).toBe(0);
       expect(texts(final.words)).toContain("gw3");
       expect(texts(final.words)).not.toContain("extra");
+      expect(texts(final.words)).not.toMatch(/l\d|lp\d/);
     }
   });
 

@@ -49,7 +49,7 @@
  * The module knows no engine and no session: it is given a `decode` function.
  */
 import type { TranscribeResult, WordTiming } from "../../workers/contract/types.ts";
-import { afterCommitted, afterReread, agreedPrefix, textLength } from "./overlap.ts";
+import { afterCommitted, afterReread, agreedPrefix, repeatedPairs, textLength } from "./overlap.ts";
 import type { StreamView, UtteranceStreamOptions } from "./stream-types.ts";
 
 /** Seconds of audio before a buffer cut that the next decodes still cover (see `UtteranceStream.cut`). */
@@ -67,6 +67,18 @@ const REVISION_TAIL_S = 5;
 
 /** A decode with less text than this share of the committed words it re-reads skipped audio. */
 const SKIP_RATIO = 0.8;
+
+/**
+ * Word pairs a re-reading of committed words may repeat beyond those the committed words repeat
+ * (`repeatedPairs`): more is a decode going round in circles ("To reach your route your route, to
+ * reach your route, to reach your route," for "To reset your router, first unplug the power cable
+ * and wait for about thirty seconds"), with about as much text as the words it would replace, and
+ * below the engine's loop detection (a unit repeated four times).
+ */
+const REPEAT_SLACK = 2;
+
+/** A re-reading `read` of the committed words `words` does not repeat itself more than they do. */
+const repeatsNoMore = (read: WordTiming[], words: WordTiming[]) => repeatedPairs(read) <= repeatedPairs(words) + REPEAT_SLACK;
 
 const SENTENCE_END = /[.?!…。？！]["')\]]*$/;
 
@@ -344,9 +356,9 @@ export class UtteranceStream {
     this.dropUnsettledRevisions();
     const done = this.revisedDone();
     // A final-settings decode of the whole buffer read the buffer's committed words again, with the
-    // audio after them: its reading replaces theirs (unless it read less than they say, or the
-    // buffer was cut after it).
-    const reread = textLength(d.reread) - textLength(d.tentative) >= SKIP_RATIO * textLength(this.committed);
+    // audio after them: its reading replaces theirs (unless it read less than they say, repeats
+    // itself more than they do, or the buffer was cut after it).
+    const reread = textLength(d.reread) - textLength(d.tentative) >= SKIP_RATIO * textLength(this.committed) && repeatsNoMore(d.reread, [...this.committed, ...d.tentative]);
     if (p.reviseCommitted && !d.partial && d.bufferStart === this.bufferStart && reread) return this.view([], d, false, [...done, ...d.reread]);
     return this.view(d.tentative, d, false, [...done, ...this.committed]);
   }
@@ -469,7 +481,8 @@ export class UtteranceStream {
    * after them (`span`, utterance seconds), from the buffer's start (`start`, samples: 0.3 s before
    * the earlier cut) to `REVISION_TAIL_S` past the later one (`due`), so that no word at either cut
    * is heard cut off. It starts once the utterance reaches `due`. The decode's words whose middle
-   * lies in the span replace `moved` in the final if they have about as much text. It runs beside
+   * lies in the span replace `moved` in the final if they have about as much text and repeat
+   * themselves no more (`repeatsNoMore`). It runs beside
    * the partial decodes, queued as they are (`background`); a pause's speculative final stops it,
    * and it starts again once that decode has returned. The final uses it if it has returned by the
    * time the final's own tail is ready.
@@ -483,7 +496,7 @@ export class UtteranceStream {
         .filter((w) => w.word.trim() !== "" && middle(w) >= span.from && middle(w) < span.to)
         .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
       const [n, c] = [textLength(read), textLength(moved)];
-      if (n >= SKIP_RATIO * c && SKIP_RATIO * n <= c) {
+      if (n >= SKIP_RATIO * c && SKIP_RATIO * n <= c && repeatsNoMore(read, moved)) {
         revision.words = read;
         this.stats.revised++;
       }
