@@ -8,6 +8,11 @@
  * Clips: jfk.wav, leopard_test.wav, the first 12 s of the 8-kHz OSR clip (shared audio), and two
  * espeak-ng clips (clean; 8 kHz with white noise at about 10 dB SNR). Words are paired by a WER
  * alignment of their normalized texts; only words both sides recognized count.
+ *
+ * Turn edges: on the fidelity bench's voice-agent clips (`bench/fidelity/clips.ts`, synthesized, so
+ * each turn's start and end of sound are known), the first word's start and the last word's end of
+ * each turn against those, for the service and for faster-whisper alike: which of the two places
+ * a word where its sound is.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +23,7 @@ import { readWavFile } from "../../workers/dsp/wav.ts";
 import { WhisperEngine } from "../../workers/engines/whisper/engine.ts";
 import { normalizeWord } from "../../server/session/overlap.ts";
 import { align, quantile } from "../fidelity/metrics.ts";
+import { clipSet } from "../fidelity/clips.ts";
 import { ct2Dir } from "../wer/ct2.ts";
 import { cacheDir } from "../../workers/models/python.ts";
 
@@ -82,6 +88,24 @@ function errors(ref: W[], hyp: W[]): number[] {
   return out;
 }
 
+/**
+ * Per turn (its sound from `start` to `end`, s): |start of its first word − start| and |end of its
+ * last word − end|, its words being those whose middle lies within 0.3 s of the turn.
+ */
+function turnEdgeErrors(turns: { start: number; end: number }[], words: W[]): { starts: number[]; ends: number[] } {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (const t of turns) {
+    const own = words.filter((w) => (w.start + w.end) / 2 >= t.start - 0.3 && (w.start + w.end) / 2 <= t.end + 0.3);
+    if (own.length === 0) continue;
+    starts.push(Math.abs(own[0]!.start - t.start));
+    ends.push(Math.abs(own[own.length - 1]!.end - t.end));
+  }
+  return { starts, ends };
+}
+
+const ms = (xs: number[]) => `${((xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)) * 1000).toFixed(0)} / ${(quantile(xs, 0.95) * 1000).toFixed(0)}`;
+
 /** Engine CPU seconds per audio second over the clips, alignment on and off (second of two passes). */
 async function cpuCost(model: string, audio: Float32Array[]): Promise<{ on: number; off: number }> {
   const cost: Record<string, number> = {};
@@ -103,8 +127,10 @@ async function cpuCost(model: string, audio: Float32Array[]): Promise<{ on: numb
 const models = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ["whisper-tiny.en", "whisper-base"];
 const tmp = mkdtempSync(path.join(tmpdir(), "bench-words-"));
 const set = clips(tmp);
+const agent = (await clipSet(() => {})).clips.filter((c) => c.category === "agent");
 const svc = await startTestService({ modelsDir: MODELS });
 const rows: string[] = [];
+const edgeRows: string[] = [];
 for (const model of models) {
   const ct2 = await ct2Dir(model);
   if (!ct2) throw new Error(`no CTranslate2 weights for ${model}`);
@@ -121,10 +147,24 @@ for (const model of models) {
     const mean = e.reduce((a, b) => a + b, 0) / Math.max(1, e.length);
     console.log(`${model} ${c.name}: ${e.length / 2} words, mean ${(mean * 1000).toFixed(0)} ms, p95 ${(quantile(e, 0.95) * 1000).toFixed(0)} ms`);
   }
+  // Turn edges on the agent clips: the service streamed at 1x, faster-whisper offline.
+  const agentRef = reference(model, ct2, agent.map((c) => c.wav));
+  const edges = { service: { starts: [] as number[], ends: [] as number[] }, fw: { starts: [] as number[], ends: [] as number[] } };
+  for (const c of agent) {
+    const hyp = await streamed(svc, PUBLIC[model]!, readWavFile(c.wav).samples);
+    for (const [who, words] of [["service", hyp], ["fw", agentRef[c.wav]!]] as const) {
+      const e = turnEdgeErrors(c.turns, words);
+      edges[who].starts.push(...e.starts);
+      edges[who].ends.push(...e.ends);
+    }
+  }
+  edgeRows.push(`| ${model} | ${edges.service.starts.length} / ${edges.fw.starts.length} | ${ms(edges.service.starts)} | ${ms(edges.fw.starts)} | ${ms(edges.service.ends)} | ${ms(edges.fw.ends)} |`);
   const cost = await cpuCost(model, set.map((c) => readWavFile(c.file).samples));
   const mean = all.reduce((a, b) => a + b, 0) / Math.max(1, all.length);
   rows.push(`| ${model} | ${all.length / 2} | ${(mean * 1000).toFixed(0)} | ${(quantile(all, 0.95) * 1000).toFixed(0)} | ${cost.off.toFixed(3)} → ${cost.on.toFixed(3)} (${(((cost.on - cost.off) / cost.off) * 100).toFixed(1)} %) |`);
 }
 await svc.stop();
 console.log(["| model | words paired | mean boundary error (ms) | p95 (ms) | engine CPU s per audio s, alignment off → on |", "|---|---|---|---|---|", ...rows].join("\n"));
+console.log(`\nTurn edges against the sound (${agent.length} voice-agent clips of bench/fidelity), mean / p95 ms:\n`);
+console.log(["| model | turns service / fw | first word's start: service | faster-whisper | last word's end: service | faster-whisper |", "|---|---|---|---|---|---|", ...edgeRows].join("\n"));
 writeFileSync(path.join(tmp, "table.md"), rows.join("\n"));
