@@ -56,6 +56,18 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
     expect(await tiny.detectLanguage!(clip("leopard_test_de.wav"))).toEqual([{ language: "en", probability: 1 }]);
   }, 60_000);
 
+  test("a decode after language detection (started from the detection's cross-attention caches) equals one told the language", async () => {
+    for (const name of ["leopard_test_de.wav", "jfk.wav"]) {
+      const audio = clip(name);
+      const detected = await base.transcribe({ audio, partial: false, beamSize: 5, previousText: "Hello there." });
+      const told = await base.transcribe({ audio, partial: false, beamSize: 5, previousText: "Hello there.", languages: [detected.language] });
+      expect(detected.text.length).toBeGreaterThan(20);
+      expect(detected.text).toBe(told.text);
+      expect(detected.words).toEqual(told.words);
+      expect(detected.confidence).toBe(told.confidence);
+    }
+  }, 60_000);
+
   test("translate task: French speech comes out in English", async () => {
     const r = await base.transcribe({ audio: clip("leopard_test_fr.wav"), partial: false, task: "translate" });
     console.log(`translate fr→en: «${r.text}»`);

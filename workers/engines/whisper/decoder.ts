@@ -152,6 +152,18 @@ export class WhisperDecoder {
     return { logits: logits.data as Float32Array, firstPosition: inputIds.length - rows, cache: next };
   }
 
+  /**
+   * A cache holding no token yet, with the cross-attention caches of an earlier call on the same
+   * encoder output (e.g. the language detection's): `run` then takes the cache branch and skips the
+   * cross-attention projections of every encoder frame, most of a first call's cost (the logits
+   * are the same).
+   */
+  startingFrom(cross: DecoderCache["cross"]): DecoderCache {
+    const self: Record<string, ort.Tensor> = {};
+    for (let i = 0; i < this.layers; i++) for (const kv of ["key", "value"]) self[`past_key_values.${i}.decoder.${kv}`] = this.empty();
+    return { self, cross, length: 0 };
+  }
+
   /** Whether batched steps feed one row of cross-attention cache (undefined until the first batched step). */
   get broadcastsCrossRows(): boolean | undefined {
     return this.broadcastCross;

@@ -10,7 +10,7 @@ import { WHISPER_CHUNK_SAMPLES, WHISPER_SAMPLE_RATE, loadWhisperMelFilters, whis
 import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
 import { type Engine, type EngineInfo, type LanguageProbability, type TranscribeRequest, type WordTiming, withoutLead } from "../types.ts";
 import { loadWhisperConfig, type WhisperModelConfig } from "./config.ts";
-import { type DecoderStep, WhisperDecoder } from "./decoder.ts";
+import { type DecoderCache, type DecoderStep, WhisperDecoder } from "./decoder.ts";
 import { DEFAULT_DECODING, TOKEN_SLACK, encoderWindowSamples, type WhisperDecodingOptions } from "./decoding-options.ts";
 import { WhisperEncoder } from "./encoder.ts";
 import { WhisperAligner } from "./alignment.ts";
@@ -161,25 +161,27 @@ export class WhisperEngine implements Engine {
     return this.wideEncoder.ready;
   }
 
-  private async languageProbs(hidden: ort.Tensor, candidates?: string[]): Promise<LanguageProbability[]> {
+  /** The candidate languages' probabilities, and the detection call's cache (its cross-attention part serves the window's decode). */
+  private async languageProbs(hidden: ort.Tensor, candidates?: string[]): Promise<{ probabilities: LanguageProbability[]; cache: DecoderCache }> {
     const allowed = (candidates && candidates.length > 0 ? candidates : this.info.languages).filter((l) =>
       this.tokenizer.languageTokens.has(l),
     );
     if (allowed.length === 0) throw new RangeError(`none of the languages [${candidates}] is known to this model`);
-    const { logits } = await this.decoder.run([this.tokenizer.sot], hidden, null);
+    const { logits, cache } = await this.decoder.run([this.tokenizer.sot], hidden, null);
     const row = new Float32Array(allowed.length);
     allowed.forEach((l, i) => (row[i] = logits[this.tokenizer.languageToken(l)]));
     const lp = logSoftmax(row);
-    return allowed
+    const probabilities = allowed
       .map((language, i) => ({ language, probability: Math.exp(lp[i]) }))
       .sort((a, b) => b.probability - a.probability);
+    return { probabilities, cache };
   }
 
   /** Probabilities of the candidate languages (all of the model's when absent) on the first 30 s. */
   async detectLanguage(audio: Float32Array, candidates?: string[]): Promise<LanguageProbability[]> {
     checkAudio(audio);
     if (!this.cfg.multilingual) return [{ language: "en", probability: 1 }];
-    return this.languageProbs(await this.encode(audio.subarray(0, WHISPER_CHUNK_SAMPLES)), candidates);
+    return (await this.languageProbs(await this.encode(audio.subarray(0, WHISPER_CHUNK_SAMPLES)), candidates)).probabilities;
   }
 
   /** `signal` stops the work before the next encoder or decoder call (the promise rejects with its reason). */
@@ -227,10 +229,13 @@ export class WhisperEngine implements Engine {
       await stopIfAborted(signal);
       const hidden = await this.encode(window, decoding, req.cores ?? 1, windowShort, signal);
       await stopIfAborted(signal);
+      /** The cross-attention caches the language detection computed on this window's encoder output. */
+      let detectedCross: DecoderCache["cross"] | undefined;
       if (language === undefined) {
         const chosen = await this.chooseLanguage(hidden, req.languages, req.languagePrior);
         language = chosen.language;
         languageProbabilities = chosen.probabilities;
+        detectedCross = chosen.cross;
         context = contextPrompt(this.tokenizer, req.previousText, req, language);
       }
       const bias = vocabularyBias(this.tokenizer, req, language);
@@ -276,7 +281,7 @@ export class WhisperEngine implements Engine {
       };
       // Every attempt of this window starts with the same first call (prompt and encoder output).
       let first: Promise<DecoderStep> | undefined;
-      const firstCall = () => (first ??= this.decoder.run(prompt, hidden, null));
+      const firstCall = () => (first ??= this.decoder.run(prompt, hidden, detectedCross ? this.decoder.startingFrom(detectedCross) : null));
       // Temperature fallback as faster-whisper does it: stop at the first result that passes the
       // checks (or is silence); when none does, keep the likeliest of those that are not too
       // repetitive (of all, if every one is). A low-latency request falls back for repetition
@@ -381,14 +386,14 @@ export class WhisperEngine implements Engine {
     hidden: ort.Tensor,
     languages?: string[],
     prior?: Record<string, number>,
-  ): Promise<{ language: string; probabilities?: LanguageProbability[] }> {
+  ): Promise<{ language: string; probabilities?: LanguageProbability[]; cross?: DecoderCache["cross"] }> {
     if (!this.cfg.multilingual) return { language: "en" };
     if (languages && languages.length === 1) {
       this.tokenizer.languageToken(languages[0]);
       return { language: languages[0] };
     }
-    const probabilities = await this.languageProbs(hidden, languages);
-    return { language: withPrior(probabilities, prior), probabilities };
+    const { probabilities, cache } = await this.languageProbs(hidden, languages);
+    return { language: withPrior(probabilities, prior), probabilities, cross: cache.cross };
   }
 
   async dispose(): Promise<void> {

@@ -98,6 +98,9 @@ describe("Whisper engine on a scripted fixture", () => {
     expect(r.language).toBe("fr");
     expect(calls[0].inputIds).toEqual([tk.sot]); // detection pass
     expect(calls[1].inputIds).toEqual([tk.sot, lang("fr"), tk.transcribe]);
+    // The decode starts from the detection's cross-attention caches: one first-branch call per window.
+    expect(calls[1]).toMatchObject({ useCacheBranch: true, pastLength: 0 });
+    expect(calls.filter((c) => !c.useCacheBranch)).toHaveLength(1);
     expect(r.text).toBe("Hello world How are you?");
     await engine.dispose();
   });
