@@ -32,10 +32,12 @@ export interface DecodeExtra {
   previousText?: string;
   beamSize?: number;
   signal?: AbortSignal;
-  /** A speculative final, or a background decode (`partial`); a final's is `final`, a partial's `partial`. */
+  /** A speculative final (`speculative`) or a background decode (`background`); a final's is `final`, a partial's `partial`. */
   priority?: DecodePriority;
   /** Earlier utterances heard before this audio (its prompt is then the lead's `previousText`). */
   lead?: LeadContext;
+  /** The caller keeps its own reading if this decode fails (`TranscribeRequest.noFallback`). */
+  noFallback?: boolean;
 }
 
 /** The lead of a final-settings decode of a whole short utterance starting at `start` (session s), if any. */
@@ -49,8 +51,9 @@ export function leadOf(jobs: DecodeJobs, channel: number, start: number, audio: 
  */
 export async function decodeForStream(jobs: DecodeJobs, channel: number, key: string, start: number, req: StreamDecodeRequest, seq: number, signal?: AbortSignal): Promise<TranscribeResult> {
   const lead = !req.partial && req.leadable ? leadOf(jobs, channel, start, req.audio) : undefined;
-  const priority: DecodePriority | undefined = req.background ? "partial" : req.speculative ? "speculative" : undefined;
-  const extra: DecodeExtra = { previousText: req.previousText, beamSize: req.beamSize, signal, ...(priority ? { priority } : {}), ...(lead ? { lead } : {}) };
+  const priority: DecodePriority | undefined = req.background ? "background" : req.speculative ? "speculative" : undefined;
+  // A background decode (a revision) fails without fallback: the committed words it would replace stay.
+  const extra: DecodeExtra = { previousText: req.previousText, beamSize: req.beamSize, signal, ...(priority ? { priority } : {}), ...(lead ? { lead } : {}), ...(req.background ? { noFallback: true } : {}) };
   if (req.partial || req.speculative || req.background) return transcribe(jobs, channel, key, seq, req.audio, req.partial, extra);
   const r = await transcribeWithRetry(jobs, channel, key, 1_000_000 + seq, req.audio, extra);
   if (!r) throw new Error("final transcription failed");
@@ -104,6 +107,7 @@ export async function transcribe(jobs: DecodeJobs, channel: number, key: string,
       ...(previous !== "" ? { previousText: previous } : {}),
       ...(languagePrior ? { languagePrior } : {}),
       ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
+      ...(extra.noFallback ? { noFallback: true } : {}),
       ...(jobs.profile.lowLatencyDecodes ? { lowLatency: true } : {}),
       ...(partial && jobs.profile.shortPartialWindows ? { shortPartialWindows: true } : {}),
     },

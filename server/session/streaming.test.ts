@@ -267,6 +267,25 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     expectNoRetraction([...kept.views, kept.final]);
   });
 
+  test("at a pause, a buffer whose committed words reach past pauseCutS is cut after them: the speculative final decodes the tail", async () => {
+    for (const pauseCutS of [Infinity, 4]) {
+      // No cut before the pause (the buffer limits are out of reach).
+      const { log, final, stream } = await run({ ...profile, maxBufferS: 30, hardBufferS: 30, pauseCutS }, undefined, true);
+      const speculative = log.filter((r) => r.speculative).at(-1)!;
+      const start = speculative.audio.byteOffset / 4 / RATE;
+      if (pauseCutS === Infinity) {
+        expect(stream.stats.cuts).toBe(0);
+        expect(start).toBe(0);
+      } else {
+        expect(stream.stats.cuts).toBe(1);
+        expect(start).toBeGreaterThan(15);
+        expect(speculative.previousText).toStartWith("w0 w1 w2");
+      }
+      expect(stream.stats.finalReused).toBe(true);
+      expect(texts(final.words)).toBe(texts(script));
+    }
+  });
+
   /** Partials of the script's audio every interval up to 21 s, no pause, then the final (its audio ends at 20.014 s). */
   async function partialsThenFinal(stream: UtteranceStream): Promise<StreamView> {
     const audio = new Float32Array(21 * RATE);
@@ -299,21 +318,26 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     }
   });
 
-  test("a revision still running when the final's tail is ready is aborted, not waited for", async () => {
+  test("a revision still running when the final is asked for is aborted before the final's decode starts, not waited for", async () => {
     const log: StreamDecodeRequest[] = [];
     const plain = scriptedDecode(script, log, (x, i) => (i % 5 === 3 ? `g${x}` : x));
     const aborted: boolean[] = [];
-    // Revisions never return.
+    // Revisions never return. The final's decode notes how many were aborted when it started (an
+    // engine running one decode at a time would run it only after them).
     let started = 0;
-    const decode = (req: StreamDecodeRequest, signal?: AbortSignal) =>
-      req.background && ++started
-        ? new Promise<never>((_, reject) => signal?.addEventListener("abort", () => (aborted.push(true), reject(new Error("aborted")))))
-        : plain(req);
-    const stream = new UtteranceStream({ profile, decode });
+    const abortedAtFinal: number[] = [];
+    const decode = (req: StreamDecodeRequest, signal?: AbortSignal) => {
+      if (req.background && ++started) return new Promise<never>((_, reject) => signal?.addEventListener("abort", () => (aborted.push(true), reject(new Error("aborted")))));
+      if (!req.partial && !req.speculative) abortedAtFinal.push(aborted.length);
+      return plain(req);
+    };
+    // The final decodes the buffer itself (it does not reuse the last partial decode).
+    const stream = new UtteranceStream({ profile: { ...profile, reuseCoveringDecode: false }, decode });
     const final = await partialsThenFinal(stream);
     expect(stream.stats.cuts).toBeGreaterThan(1);
     expect(aborted.length).toBeGreaterThan(0);
     expect(aborted.length).toBe(started);
+    expect(abortedAtFinal).toEqual([started]);
     expect(stream.stats.revised).toBe(0);
     expect(texts(final.words)).toContain("gw3");
   });

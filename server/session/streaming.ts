@@ -225,8 +225,10 @@ export class UtteranceStream {
       this.heldSince = null;
       const audio = this.queuedPause ?? this.queued;
       if (audio === null || this.finished) break;
-      if (pause) this.queuedPause = null;
-      else this.queued = null;
+      if (pause) {
+        this.queuedPause = null;
+        this.cutAtPause(audio);
+      } else this.queued = null;
       const abort = new AbortController();
       try {
         const decoded = this.decodeBuffer(audio, !pause, this.opts.profile.finalBeamSize, pause, abort.signal);
@@ -310,7 +312,8 @@ export class UtteranceStream {
    * final) or the profile allows reusing partial decodes; one in flight is awaited. Otherwise it
    * comes from a new decode, started at once (a decode still in flight that does not cover the
    * utterance is not waited for). Partials that arrive later are ignored. Revisions of committed
-   * words (`revise`) that have returned by then are used; those still running are aborted.
+   * words (`revise`) that have returned when the final is asked for are used; those still running
+   * are aborted.
    */
   async finish(audio: Float32Array): Promise<StreamView> {
     this.queued = null;
@@ -321,6 +324,9 @@ export class UtteranceStream {
     const p = this.opts.profile;
     const quiet = this.quietFinal(audio);
     if (quiet) return quiet;
+    // Revisions that have not returned are not waited for: on an engine that runs one decode at a
+    // time, the final's own decode would wait behind them.
+    this.dropUnsettledRevisions();
     // A decode covers the final's audio up to its end. Where the utterance may have been cut (a
     // commit limit), it must not go past that end by more than a chunk or two of pause either: the
     // words after the cut belong to the next piece.
@@ -338,6 +344,7 @@ export class UtteranceStream {
     if (d?.partial && d.tentative.length === 0 && this.committed.length === 0) d = null;
     this.stats.finalReused = d !== null;
     if (d === null) {
+      this.cutAtPause(audio);
       d = await this.decodeBuffer(audio, false, p.finalBeamSize);
       // Decoded again without the prompt, which is what made Whisper skip (both decodes count).
       if (d.skipped) {
@@ -352,8 +359,6 @@ export class UtteranceStream {
       const clamp = (w: WordTiming) => ({ ...w, start: Math.min(w.start, end), end: Math.min(w.end, end) });
       d = { ...d, audioEnd: audio.length, tentative: d.tentative.map(clamp), reread: d.reread.map(clamp) };
     }
-    // The tail is ready: revisions still running would only delay the final.
-    this.dropUnsettledRevisions();
     const done = this.revisedDone();
     // A final-settings decode of the whole buffer read the buffer's committed words again, with the
     // audio after them: its reading replaces theirs (unless it read less than they say, repeats
@@ -439,6 +444,13 @@ export class UtteranceStream {
     if (at >= 0) this.cutAfter(at, audio);
   }
 
+  /** At a pause, a buffer whose committed words reach past `pauseCutS` is cut after the last of them (see `StreamingProfile.pauseCutS`). */
+  private cutAtPause(audio: Float32Array): void {
+    const last = this.committed.at(-1);
+    if (last === undefined || last.end - this.bufferStart / this.rate <= this.opts.profile.pauseCutS) return;
+    this.cutAfter(this.committed.length - 1, audio);
+  }
+
   /** Committed word `i` closes a sentence or a timed segment (a gap before the next word). */
   private endsSpan(i: number): boolean {
     const w = this.committed[i]!;
@@ -483,9 +495,10 @@ export class UtteranceStream {
    * is heard cut off. It starts once the utterance reaches `due`. The decode's words whose middle
    * lies in the span replace `moved` in the final if they have about as much text and repeat
    * themselves no more (`repeatsNoMore`). It runs beside
-   * the partial decodes, queued as they are (`background`); a pause's speculative final stops it,
+   * the partial decodes, queued after them (`background`); a pause's speculative final stops it,
    * and it starts again once that decode has returned. The final uses it if it has returned by the
-   * time the final's own tail is ready.
+   * time the final is asked for. It is decoded without fallback (`noFallback`): a decode that fails
+   * the engine's checks leaves the committed words as they are.
    */
   private revise(from: number, moved: WordTiming[], start: number, due: number, span: { from: number; to: number }, previousText: string): void {
     const offset = start / this.rate;

@@ -39,9 +39,11 @@ export interface InferenceJob {
 /**
  * Which decodes go first when the engines are behind: a final (the client waits for it), then a
  * speculative final (decoded at a pause, it has the endpointing window to finish in), then a
- * partial (it only refreshes a display, and a newer one follows).
+ * partial (it only refreshes a display, and a newer one follows), then a background decode (a
+ * second reading of words already shown, e.g. a revision of committed words: partials decide what
+ * gets committed, and so how much audio is left for the final to decode).
  */
-export type DecodePriority = "final" | "speculative" | "partial";
+export type DecodePriority = "final" | "speculative" | "partial" | "background";
 
 /** Raised when no engine can take the work now (queue full, no worker with room): callers answer 503 / retry. */
 export class NoCapacityError extends Error {

@@ -84,6 +84,12 @@ export interface TranscribeRequest {
    */
   shortPartialWindows?: boolean;
   /**
+   * The caller keeps an earlier reading of this audio if this decode fails (a revision of committed
+   * words): a result that fails the engine's checks is not decoded again (Whisper: no temperature
+   * fallback, no unprompted retry); it yields no text. A runaway decode then costs one pass, not six.
+   */
+  noFallback?: boolean;
+  /**
    * The first `samples` of `audio` are earlier audio of the stream (its latest utterances) and
    * `text` is their transcript: context a short utterance is heard in, as it would be in a
    * recording decoded whole. The result covers only the audio after them, timed from there.

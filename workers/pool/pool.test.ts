@@ -62,13 +62,14 @@ describe("engine pool", () => {
     expect(order).toEqual(["running", "final", "partial"]);
   });
 
-  test("finals, then speculative finals, then partials leave the queue, first come first served within each", async () => {
+  test("finals, then speculative finals, then partials, then background decodes leave the queue, first come first served within each", async () => {
     const order: string[] = [];
     const track = (name: string, p: Promise<unknown>) => p.then(() => order.push(name));
     const wide = new EnginePool({ threads: 1, queueLimit: 8 });
     try {
       const running = track("running", wide.run(spec, { audio, partial: false }));
       const jobs = [
+        track("background", wide.run(spec, { audio, partial: false }, undefined, "background")),
         track("partial 1", wide.run(spec, { audio, partial: true })),
         track("speculative 1", wide.run(spec, { audio, partial: false }, undefined, "speculative")),
         track("final 1", wide.run(spec, { audio, partial: false })),
@@ -77,7 +78,7 @@ describe("engine pool", () => {
         track("final 2", wide.run(spec, { audio, partial: false })),
       ];
       await Promise.all([running, ...jobs]);
-      expect(order).toEqual(["running", "final 1", "final 2", "speculative 1", "speculative 2", "partial 1", "partial 2"]);
+      expect(order).toEqual(["running", "final 1", "final 2", "speculative 1", "speculative 2", "partial 1", "partial 2", "background"]);
     } finally {
       await wide.close();
     }

@@ -4,7 +4,7 @@
  * rejects at once with `NoCapacityError`.
  *
  * Priorities (`DecodePriority`): the queue holds finals, then speculative finals, then partials,
- * first come first served within each. A running partial is not preempted: on Whisper the encoder
+ * then background decodes, first come first served within each. A running partial is not preempted: on Whisper the encoder
  * call (most of a short decode) cannot be cut short, so a preempted partial kept its worker nearly
  * as long and its work was lost (bench/latency/README.md).
  *
@@ -60,7 +60,7 @@ interface Slot {
   job?: Job;
 }
 
-const RANK: Record<DecodePriority, number> = { final: 0, speculative: 1, partial: 2 };
+const RANK: Record<DecodePriority, number> = { final: 0, speculative: 1, partial: 2, background: 3 };
 
 function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException("the job was aborted", "AbortError");

@@ -203,7 +203,7 @@ export class WhisperEngine implements Engine {
 
     const decoding = { ...this.decoding, ...req.decoding };
     if (peak(req.audio) < decoding.silencePeak) return { ...NO_SPEECH, language: fallbackLanguage };
-    const temperatures = req.partial ? [0] : decoding.temperatures.length > 0 ? decoding.temperatures : [0];
+    const temperatures = req.partial || req.noFallback ? [0] : decoding.temperatures.length > 0 ? decoding.temperatures : [0];
     const asked = req.beamSize !== undefined && Number.isInteger(req.beamSize) && req.beamSize >= 1 ? Math.min(req.beamSize, 16) : undefined;
     const beamSize = req.partial ? 1 : (asked ?? decoding.beamSize);
     const shortWindow = req.lowLatency === true || (req.partial && req.shortPartialWindows === true && decoding.shortPartialWindows);
@@ -368,7 +368,7 @@ export class WhisperEngine implements Engine {
     // prompt can tip a short reply the VAD heard over the no-speech line ("Yes." after a few turns):
     // it is silence only if it is silence unprompted too.
     if (!/[\p{L}\p{N}]/u.test(text)) {
-      if (req.previousText && !req.partial) return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
+      if (req.previousText && !req.partial && !req.noFallback) return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
       return { ...NO_SPEECH, language: lang, stats, ...detected };
     }
     // Whisper given audio it cannot make out may write its prompt's last words again ("1, 2, 3, 4"

@@ -161,6 +161,13 @@ describe("Whisper engine on a scripted fixture", () => {
     expect(calls.filter((c) => c.useCacheBranch && c.pastLength === 3).length).toBe(3);
     expect(r.noSpeech).toBe(true);
     expect(r.text).toBe("");
+    // A caller with a reading of its own (`noFallback`): one attempt, no retry without the prompt.
+    calls.length = 0;
+    const once = await engine.transcribe({ audio: jfk, partial: false, languages: ["en"], previousText: "Earlier words.", noFallback: true });
+    expect(once.stats).toHaveLength(1);
+    expect(once.stats[0].temperature).toBe(0);
+    expect(calls.filter((c) => !c.useCacheBranch)).toHaveLength(1);
+    expect(once.text).toBe("");
     await engine.dispose();
   });
 
