@@ -92,12 +92,11 @@ export interface UtteranceStreamOptions {
    */
   quietS?: number;
   /**
-   * Called once when the last `agreement` decodes heard nothing after the committed words for
-   * `quietS` (to the newest one's end, or to the first word they heard later), and that stretch
-   * decoded alone (no prompt, final settings, as a speculative decode) holds no word: the speaker
-   * stopped while the VAD still heard sound (background voices, noise). `cutAt` (utterance seconds)
-   * is where the utterance may be cut: the stretch's end less the commit margin, at least
-   * `quietS / 2` after that word. If
+   * Called once when the last `agreement` decodes heard nothing after the committed words, the
+   * newest ran `quietS` past the last of them, and that stretch decoded alone (no prompt, final
+   * settings, as a speculative decode) holds no word: the speaker has stopped while the VAD still
+   * hears sound (background voices, noise). `cutAt` (utterance seconds) is where the utterance may be
+   * cut: the newest decode's end less the commit margin, at least `quietS / 2` after that word. If
    * it is cut there, its final is the committed words.
    */
   onQuiet?: (cutAt: number) => void;

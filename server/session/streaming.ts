@@ -249,9 +249,7 @@ export class UtteranceStream {
   }
 
   /**
-   * Calls `onQuiet` once the last decodes heard nothing for `quietS` after the committed words
-   * (up to the end of their audio, or to the first word they heard after a gap: the speaker said
-   * something else later, while background voices kept the VAD from hearing the pause between) and
+   * Calls `onQuiet` once the last decodes heard nothing for `quietS` after the committed words and
    * that sound, decoded on its own, holds no word either. Prompted decodes sometimes skip speech
    * (a prompt ending mid-sentence: "…at 415. I'm fine," and then nothing for "five five five"); the
    * unprompted final-settings decode of the quiet stretch hears it, and the utterance goes on. After
@@ -261,14 +259,12 @@ export class UtteranceStream {
     const q = this.opts.quietS;
     const last = this.committedWords.at(-1);
     if (this.quiet !== null || q === undefined || !this.opts.onQuiet || d.skipped || last === undefined) return;
-    if (this.history.length < Math.max(1, this.opts.profile.agreement)) return;
-    // Where the quiet stretch ends: the earliest next word the decodes heard, else the newest decode's end.
-    const next = this.history.flatMap((h) => (h.length > 0 ? [h[0]!.start] : []));
-    const end = next.length > 0 ? Math.min(...next) : d.audioEnd / this.rate;
+    if (this.history.length < Math.max(1, this.opts.profile.agreement) || this.history.some((h) => h.length > 0)) return;
+    const end = d.audioEnd / this.rate;
     if (end - Math.max(last.end, this.quietChecked) < q) return;
     this.quietChecked = end;
     const abort = (this.checking = new AbortController());
-    const stretch = audio.subarray(Math.round(last.end * this.rate), Math.round(end * this.rate));
+    const stretch = audio.subarray(Math.round(last.end * this.rate), d.audioEnd);
     const req = { audio: stretch, previousText: "", partial: false, speculative: true, beamSize: this.opts.profile.finalBeamSize };
     const heard = await this.opts.decode(req, abort.signal).then(
       (r) => !r.noSpeech && r.words.some((w) => w.word.trim() !== ""),
@@ -280,7 +276,7 @@ export class UtteranceStream {
     // As late as the decode vouches for (a word may be starting in its last commit margin): the
     // sound the decodes heard nothing in goes with this final, which needs no decode, not into the
     // next piece, where Whisper would be asked to make words of it.
-    this.opts.onQuiet(Math.max(last.end + q / 2, end - this.opts.profile.commitMarginS));
+    this.opts.onQuiet(Math.max(last.end + q / 2, d.audioEnd / this.rate - this.opts.profile.commitMarginS));
   }
 
   /** A partial decode took `ms` from request to result: beyond the partial interval, the next one rests. */
