@@ -15,13 +15,6 @@ export interface StreamingProfile {
   maxBufferS: number;
   /** Buffer length (s) above which it is cut at the last committed word. */
   hardBufferS: number;
-  /**
-   * At a pause, a buffer whose committed words reach more than this many seconds past its start is
-   * cut after its last committed word (as `maxBufferS` cuts it), so the speculative final decodes
-   * the uncommitted tail and what it costs does not grow with the utterance; the words cut keep
-   * their committed reading unless speech resumes long enough for their revision. Infinity: never.
-   */
-  pauseCutS: number;
   /** Beam size of the final's tail decode (1 = greedy). */
   finalBeamSize: number;
   /** The final may reuse the newest partial decode (greedy, no fallback) when it covered the whole utterance. */
@@ -62,9 +55,9 @@ export interface StreamingProfile {
  * uncommitted tail with a beam search at the end.
  */
 export const STREAMING_PROFILES: Record<LatencyProfile, StreamingProfile> = {
-  low_latency: { partialHoldMs: 160, partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, pauseCutS: Infinity, finalBeamSize: 1, reuseCoveringDecode: true, reviseCommitted: false, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: true, shortPartialWindows: true },
-  balanced: { partialHoldMs: 160, partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, pauseCutS: 4, finalBeamSize: 5, reuseCoveringDecode: true, reviseCommitted: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: false, shortPartialWindows: true },
-  accurate: { partialHoldMs: 160, partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, pauseCutS: Infinity, finalBeamSize: 5, reuseCoveringDecode: false, reviseCommitted: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: false, shortPartialWindows: false },
+  low_latency: { partialHoldMs: 160, partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, reviseCommitted: false, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: true, shortPartialWindows: true },
+  balanced: { partialHoldMs: 160, partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, reviseCommitted: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: false, shortPartialWindows: true },
+  accurate: { partialHoldMs: 160, partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, reviseCommitted: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: false, shortPartialWindows: false },
 };
 
 export function streamingProfile(name: string | undefined): StreamingProfile {

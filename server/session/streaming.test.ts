@@ -267,25 +267,6 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     expectNoRetraction([...kept.views, kept.final]);
   });
 
-  test("at a pause, a buffer whose committed words reach past pauseCutS is cut after them: the speculative final decodes the tail", async () => {
-    for (const pauseCutS of [Infinity, 4]) {
-      // No cut before the pause (the buffer limits are out of reach).
-      const { log, final, stream } = await run({ ...profile, maxBufferS: 30, hardBufferS: 30, pauseCutS }, undefined, true);
-      const speculative = log.filter((r) => r.speculative).at(-1)!;
-      const start = speculative.audio.byteOffset / 4 / RATE;
-      if (pauseCutS === Infinity) {
-        expect(stream.stats.cuts).toBe(0);
-        expect(start).toBe(0);
-      } else {
-        expect(stream.stats.cuts).toBe(1);
-        expect(start).toBeGreaterThan(15);
-        expect(speculative.previousText).toStartWith("w0 w1 w2");
-      }
-      expect(stream.stats.finalReused).toBe(true);
-      expect(texts(final.words)).toBe(texts(script));
-    }
-  });
-
   /** Partials of the script's audio every interval up to 21 s, no pause, then the final (its audio ends at 20.014 s). */
   async function partialsThenFinal(stream: UtteranceStream): Promise<StreamView> {
     const audio = new Float32Array(21 * RATE);

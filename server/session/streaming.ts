@@ -225,10 +225,8 @@ export class UtteranceStream {
       this.heldSince = null;
       const audio = this.queuedPause ?? this.queued;
       if (audio === null || this.finished) break;
-      if (pause) {
-        this.queuedPause = null;
-        this.cutAtPause(audio);
-      } else this.queued = null;
+      if (pause) this.queuedPause = null;
+      else this.queued = null;
       const abort = new AbortController();
       try {
         const decoded = this.decodeBuffer(audio, !pause, this.opts.profile.finalBeamSize, pause, abort.signal);
@@ -344,7 +342,6 @@ export class UtteranceStream {
     if (d?.partial && d.tentative.length === 0 && this.committed.length === 0) d = null;
     this.stats.finalReused = d !== null;
     if (d === null) {
-      this.cutAtPause(audio);
       d = await this.decodeBuffer(audio, false, p.finalBeamSize);
       // Decoded again without the prompt, which is what made Whisper skip (both decodes count).
       if (d.skipped) {
@@ -442,13 +439,6 @@ export class UtteranceStream {
     while (at >= 0 && !this.endsSpan(at)) at--;
     if (at < 0 && bufferS > p.hardBufferS) at = this.committed.length - 1;
     if (at >= 0) this.cutAfter(at, audio);
-  }
-
-  /** At a pause, a buffer whose committed words reach past `pauseCutS` is cut after the last of them (see `StreamingProfile.pauseCutS`). */
-  private cutAtPause(audio: Float32Array): void {
-    const last = this.committed.at(-1);
-    if (last === undefined || last.end - this.bufferStart / this.rate <= this.opts.profile.pauseCutS) return;
-    this.cutAfter(this.committed.length - 1, audio);
   }
 
   /** Committed word `i` closes a sentence or a timed segment (a gap before the next word). */
