@@ -185,3 +185,30 @@ export function repeatedPairs(words: WordTiming[]): number {
   }
   return repeats;
 }
+
+/**
+ * The words of a re-reading (`words`, in order) that stand for the committed words `moved`: those
+ * `inSpan` (their middle between two buffer cuts), each edge moved by one word where the word there
+ * is `moved`'s first or last and the span's own edge word is not. The times of a decode's words near
+ * a cut are estimates: a first word placed early ("While" after "pier.", its middle before the cut
+ * where the committed word's was after it) would otherwise be left out, and lost, or the word
+ * before the cut taken in, and shown twice.
+ */
+export function readingOf(words: WordTiming[], inSpan: (w: WordTiming) => boolean, moved: WordTiming[]): WordTiming[] {
+  let i0 = words.findIndex(inSpan);
+  if (i0 < 0 || moved.length === 0) return words.filter(inSpan);
+  let i1 = words.length;
+  while (i1 > i0 && !inSpan(words[i1 - 1]!)) i1--;
+  const is = (i: number, m: WordTiming) => i >= 0 && i < words.length && normalizeWord(m.word) !== "" && same(words[i]!, m);
+  const first = moved[0]!;
+  const last = moved[moved.length - 1]!;
+  if (!is(i0, first)) {
+    if (is(i0 - 1, first)) i0--;
+    else if (i0 + 1 < i1 && is(i0 + 1, first)) i0++;
+  }
+  if (!is(i1 - 1, last)) {
+    if (is(i1, last)) i1++;
+    else if (i1 - 2 >= i0 && is(i1 - 2, last)) i1--;
+  }
+  return words.slice(i0, i1);
+}

@@ -3,7 +3,7 @@ import type { TranscribeResult, WordTiming } from "../../workers/contract/types.
 import { STREAMING_PROFILES, type StreamingProfile } from "./profiles.ts";
 import type { StreamDecodeRequest, StreamView } from "./stream-types.ts";
 import { UtteranceStream } from "./streaming.ts";
-import { afterCommitted, afterReread, agreedPrefix, alignToCommitted, normalizeWord, repeatedPairs } from "./overlap.ts";
+import { afterCommitted, afterReread, agreedPrefix, alignToCommitted, normalizeWord, readingOf, repeatedPairs } from "./overlap.ts";
 
 const RATE = 16000;
 
@@ -33,6 +33,22 @@ describe("agreement helpers", () => {
     expect(repeatedPairs(words("To reach your route your route, to reach your route, to reach your route,"))).toBe(8);
     expect(repeatedPairs(words("To reset your router, first unplug the power cable and wait"))).toBe(0);
     expect(repeatedPairs(words("call five five five, five five five one"))).toBe(0);
+  });
+
+  test("readingOf takes a re-reading's words between two cuts, its edges matched to the committed words by text", () => {
+    const timed = (text: string, starts: number[]) => text.split(" ").map((x, i) => w(x, starts[i]!, starts[i]! + 0.3));
+    const between = (from: number, to: number) => (x: WordTiming) => (x.start + x.end) / 2 >= from && (x.start + x.end) / 2 < to;
+    // "While" placed early by the decode: its middle falls before the cut at 1.0 s.
+    const reading = timed("pier. While a few gulls", [0.2, 0.6, 1.1, 1.4, 1.7]);
+    expect(texts(readingOf(reading, between(1.0, 3), words("While a few gulls")))).toBe("While a few gulls");
+    // The word before the cut placed late: not taken in.
+    const late = timed("pier. While a few", [0.9, 1.2, 1.5, 1.8]);
+    expect(texts(readingOf(late, between(1.0, 3), words("While a few")))).toBe("While a few");
+    // The last word placed late, past the next cut at 1.6 s; and edges that already match.
+    expect(texts(readingOf(timed("a few gulls circled", [0.5, 0.9, 1.5, 1.8]), between(0.4, 1.6), words("a few gulls")))).toBe("a few gulls");
+    expect(texts(readingOf(reading, between(1.0, 1.8), words("a few")))).toBe("a few");
+    // A reading that differs at the edges is taken by time alone.
+    expect(texts(readingOf(reading, between(1.0, 3), words("Well a few girls")))).toBe("a few gulls");
   });
 
   test("agreedPrefix is the longest prefix every hypothesis shares", () => {

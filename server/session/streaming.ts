@@ -49,7 +49,7 @@
  * The module knows no engine and no session: it is given a `decode` function.
  */
 import type { TranscribeResult, WordTiming } from "../../workers/contract/types.ts";
-import { afterCommitted, afterReread, agreedPrefix, repeatedPairs, textLength } from "./overlap.ts";
+import { afterCommitted, afterReread, agreedPrefix, readingOf, repeatedPairs, textLength } from "./overlap.ts";
 import type { StreamView, UtteranceStreamOptions } from "./stream-types.ts";
 
 /** Seconds of audio before a buffer cut that the next decodes still cover (see `UtteranceStream.cut`). */
@@ -483,7 +483,7 @@ export class UtteranceStream {
    * after them (`span`, utterance seconds), from the buffer's start (`start`, samples: 0.3 s before
    * the earlier cut) to `REVISION_TAIL_S` past the later one (`due`), so that no word at either cut
    * is heard cut off. It starts once the utterance reaches `due`. The decode's words whose middle
-   * lies in the span replace `moved` in the final if they have about as much text and repeat
+   * lies in the span (an edge moved by a word where the text says so: `readingOf`) replace `moved` in the final if they have about as much text and repeat
    * themselves no more (`repeatsNoMore`). It runs beside
    * the partial decodes, queued after them (`background`); a pause's speculative final stops it,
    * and it starts again once that decode has returned. The final uses it if it has returned by the
@@ -495,9 +495,8 @@ export class UtteranceStream {
     const revision: Revision = { from, count: moved.length, words: null, settled: false, attempt: null, due, start: () => {} };
     const middle = (w: WordTiming) => (w.start + w.end) / 2 + offset;
     const use = (r: TranscribeResult) => {
-      const read = (r.noSpeech ? [] : r.words)
-        .filter((w) => w.word.trim() !== "" && middle(w) >= span.from && middle(w) < span.to)
-        .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
+      const heard = (r.noSpeech ? [] : r.words).filter((w) => w.word.trim() !== "");
+      const read = readingOf(heard, (w) => middle(w) >= span.from && middle(w) < span.to, moved).map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
       const [n, c] = [textLength(read), textLength(moved)];
       if (n >= SKIP_RATIO * c && SKIP_RATIO * n <= c && repeatsNoMore(read, moved)) {
         revision.words = read;
