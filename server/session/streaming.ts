@@ -483,9 +483,9 @@ export class UtteranceStream {
    * after them (`span`, utterance seconds), from the buffer's start (`start`, samples: 0.3 s before
    * the earlier cut) to `REVISION_TAIL_S` past the later one (`due`), so that no word at either cut
    * is heard cut off. It starts once the utterance reaches `due`. The decode's words whose middle
-   * lies in the span (an edge moved by a word where the text says so: `readingOf`) replace `moved` in the final if they have about as much text and repeat
-   * themselves no more (`repeatsNoMore`). It runs beside
-   * the partial decodes, queued after them (`background`); a pause's speculative final stops it,
+   * lies in the span (an edge moved by a word where the text says so: `readingOf`) replace `moved`
+   * in the final if they have about as much text and repeat themselves no more (`repeatsNoMore`).
+   * It runs beside the partial decodes, queued after them (`background`); a pause's speculative final stops it,
    * and it starts again once that decode has returned. The final uses it if it has returned by the
    * time the final is asked for. It is decoded without fallback (`noFallback`): a decode that fails
    * the engine's checks leaves the committed words as they are.
