@@ -71,6 +71,13 @@ export interface UtteranceStreamOptions {
    * each later decode is prompted with what has been recognized by then.
    */
   context?: string | (() => string);
+  /**
+   * Null when every earlier utterance of the channel is recognized (the prompt and lead a decode
+   * gets are the final's own); else a promise that resolves once they are. A final-settings decode
+   * asked before then is not reused as the final, whose own decode waits for it: what a final
+   * reads does not depend on how fast the one before it was recognized.
+   */
+  contextPending?: () => Promise<unknown> | null;
   /** Called with each partial view, in order. */
   onPartial?: (view: StreamView) => void;
   /** Called when a partial decode fails (the next one is tried anyway). */

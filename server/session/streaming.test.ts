@@ -513,6 +513,55 @@ describe("speculative final at a pause", () => {
     expect(calls.map((c) => c.speculative)).toEqual([true]);
   });
 
+  test("a speculative final asked before the utterance before it was recognized is not the final: the final decodes once it is", async () => {
+    let context = "";
+    let recognize!: () => void;
+    let pending: Promise<void> | null = new Promise<void>((r) => (recognize = r));
+    const calls: { req: StreamDecodeRequest; context: string }[] = [];
+    const stream = new UtteranceStream({
+      profile: STREAMING_PROFILES.balanced,
+      context: () => context,
+      contextPending: () => pending,
+      decode: async (req) => {
+        calls.push({ req, context });
+        const word = context === "" ? "For." : "Four.";
+        return { text: word, language: "en", confidence: 1, words: [w(word, 0.1, 0.5)], noSpeech: false };
+      },
+    });
+    stream.partial(new Float32Array(RATE), true); // the pause: decoded while the one before is pending
+    await stream.idle();
+    expect(calls.map((c) => [c.req.speculative, c.context])).toEqual([[true, ""]]);
+    const final = stream.finish(new Float32Array(RATE - 200));
+    await Bun.sleep(5);
+    expect(calls.length).toBe(1); // the final's decode waits for the recognition
+    context = "Three.";
+    pending = null;
+    recognize();
+    expect((await final).text).toBe("Four.");
+    expect(calls.map((c) => [c.req.speculative ?? false, c.context])).toEqual([
+      [true, ""],
+      [false, "Three."],
+    ]);
+    expect(stream.stats.finalReused).toBe(false);
+  });
+
+  test("a speculative final asked once every utterance before it was recognized is the final", async () => {
+    const calls: StreamDecodeRequest[] = [];
+    const stream = new UtteranceStream({
+      profile: STREAMING_PROFILES.balanced,
+      contextPending: () => null,
+      decode: async (req) => {
+        calls.push(req);
+        return { text: "Four.", language: "en", confidence: 1, words: [w("Four.", 0.1, 0.5)], noSpeech: false };
+      },
+    });
+    stream.partial(new Float32Array(RATE), true);
+    await stream.idle();
+    expect((await stream.finish(new Float32Array(RATE - 200))).text).toBe("Four.");
+    expect(calls.length).toBe(1);
+    expect(stream.stats.finalReused).toBe(true);
+  });
+
   test("speech resuming after the pause: the final covers the later speech too", async () => {
     for (const name of ["low_latency", "accurate"] as const) {
       const { log, stream } = setup(STREAMING_PROFILES[name]);

@@ -101,6 +101,8 @@ interface Decoded {
    * the buffer (it does so when the prompt ends mid-sentence and the buffer goes on from there).
    */
   skipped: boolean;
+  /** Asked before the earlier utterances were recognized (`contextPending`): its prompt or lead may not be the final's. */
+  provisional: boolean;
 }
 
 /**
@@ -137,7 +139,7 @@ export class UtteranceStream {
   private latest: Decoded | null = null;
   private running: Promise<void> | null = null;
   /** The decode in flight, the utterance samples it covers, whether it is a partial one, and its abort. */
-  private inflight: { decoded: Promise<Decoded>; audioEnd: number; partial: boolean; abort: AbortController } | null = null;
+  private inflight: { decoded: Promise<Decoded>; audioEnd: number; partial: boolean; provisional: boolean; abort: AbortController } | null = null;
   /** Newest partial audio waiting for the running decode to end. */
   private queued: Float32Array | null = null;
   /** Audio of a pause waiting for the running decode to end: decoded next, with the final settings. */
@@ -229,8 +231,9 @@ export class UtteranceStream {
       else this.queued = null;
       const abort = new AbortController();
       try {
+        const provisional = this.provisional();
         const decoded = this.decodeBuffer(audio, !pause, this.opts.profile.finalBeamSize, pause, abort.signal);
-        this.inflight = { decoded, audioEnd: audio.length, partial: !pause, abort };
+        this.inflight = { decoded, audioEnd: audio.length, partial: !pause, provisional, abort };
         const d = await decoded.finally(() => (this.inflight = null));
         if (!pause) this.paceAfter(d.seconds * 1000);
         if (this.finished) break;
@@ -330,7 +333,8 @@ export class UtteranceStream {
     // words after the cut belong to the next piece.
     const past = this.commitLimit === Infinity ? Infinity : Math.round(0.1 * this.rate);
     const covers = (end: number) => end >= audio.length - Math.round(0.02 * this.rate) && end <= audio.length + past;
-    const usable = (x: { audioEnd: number; partial: boolean }) => covers(x.audioEnd) && (!x.partial || p.reuseCoveringDecode);
+    // A final-settings decode asked before the earlier utterances were recognized is not reused.
+    const usable = (x: { audioEnd: number; partial: boolean; provisional: boolean }) => covers(x.audioEnd) && (x.partial ? p.reuseCoveringDecode : !x.provisional);
     let d: Decoded | null = null;
     if (this.inflight) {
       if (usable(this.inflight)) d = await this.inflight.decoded.catch(() => null);
@@ -342,6 +346,7 @@ export class UtteranceStream {
     if (d?.partial && d.tentative.length === 0 && this.committed.length === 0) d = null;
     this.stats.finalReused = d !== null;
     if (d === null) {
+      await this.opts.contextPending?.();
       d = await this.decodeBuffer(audio, false, p.finalBeamSize);
       // Decoded again without the prompt, which is what made Whisper skip (both decodes count).
       if (d.skipped) {
@@ -380,6 +385,11 @@ export class UtteranceStream {
     return this.view([], { ...d, audioEnd: audio.length }, false, [...this.revisedDone(), ...this.committed].filter(inside));
   }
 
+  /** A decode asked now would be prompted before the earlier utterances are recognized (`contextPending`). */
+  private provisional(): boolean {
+    return (this.opts.contextPending?.() ?? null) !== null;
+  }
+
   private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number, speculative = false, signal?: AbortSignal, prompt = true): Promise<Decoded> {
     const buffer = audio.subarray(Math.min(this.bufferStart, audio.length));
     const previousText = prompt ? this.promptText() : "";
@@ -390,6 +400,7 @@ export class UtteranceStream {
     const asked = this.now();
     const offset = this.bufferStart / this.rate;
     const leadable = prompt && offset === 0 && this.done.length === 0;
+    const provisional = prompt && this.provisional();
     const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }), ...(speculative ? { speculative } : {}), ...(leadable ? { leadable } : {}) }, signal);
     const decodeSeconds = (this.now() - asked) / 1000;
     const words = (r.noSpeech ? [] : r.words)
@@ -401,7 +412,7 @@ export class UtteranceStream {
     const skipped = words.length < this.committed.length && textLength(words) < SKIP_RATIO * textLength(this.committed);
     const reread = afterReread(words, before, []);
     const tentative = afterCommitted(reread, this.committed);
-    const decoded: Decoded = { audioEnd: audio.length, tentative, reread, bufferStart: this.bufferStart, language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped };
+    const decoded: Decoded = { audioEnd: audio.length, tentative, reread, bufferStart: this.bufferStart, language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped, provisional };
     this.latest = decoded;
     return decoded;
   }

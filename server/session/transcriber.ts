@@ -38,6 +38,8 @@ interface PendingFinal {
   decodedUntil: number;
   /** Recognized (its text is known, delivered or not). */
   recognized: boolean;
+  /** Resolves once its recognition has ended (recognized or failed). */
+  recognition: Promise<void>;
 }
 
 export class Transcriber {
@@ -114,7 +116,7 @@ export class Transcriber {
       heard: this.heard,
       language: new LanguageEvidence(),
       profile: this.streaming,
-      lead: (channel, start) => this.leads.leadFor(channel, start, this.heard, [...this.pendingFinals].some((p) => p.channel === channel && p.start < start - 1e-6 && !p.recognized)),
+      lead: (channel, start) => this.leads.leadFor(channel, start, this.heard, this.unrecognizedBefore(channel, start).length > 0),
     };
     this.hold = host.options.turn_router ? null : new NumberHold<PendingFinal>((f) => this.enqueueExpiry(f));
     if (restored) {
@@ -258,6 +260,10 @@ export class Transcriber {
           sampleRate: FRONTEND_SAMPLE_RATE,
           // Read at each decode: the finals before this utterance may still be in recognition.
           context: () => previousText(this.heard, channel),
+          contextPending: () => {
+            const earlier = this.unrecognizedBefore(channel, start);
+            return earlier.length === 0 ? null : Promise.all(earlier.map((p) => p.recognition));
+          },
           decode: (req, signal) => decodeForStream(this.jobs, channel, key, start, req, ++e.seq, signal),
           onPartial: (v) => this.partialView(key, channel, start, v),
           holdPartialsMs: this.streaming.partialHoldMs,
@@ -270,6 +276,11 @@ export class Transcriber {
       this.streams.set(key, entry);
     }
     entry.stream.partial(audio, pause, commitLimit);
+  }
+
+  /** The channel's finals before `start` (session s) that are not recognized yet. */
+  private unrecognizedBefore(channel: number, start: number): PendingFinal[] {
+    return [...this.pendingFinals].filter((p) => p.channel === channel && p.start < start - 1e-6 && !p.recognized);
   }
 
   private partialView(key: string, channel: number, start: number, v: StreamView): void {
@@ -305,7 +316,7 @@ export class Transcriber {
     this.nextIndex[channel] = Math.max(this.nextIndex[channel] ?? 0, index + 1 + (this.indexBase[channel] ?? 0));
     this.recentFinals.push({ channel, index: index + (this.indexBase[channel] ?? 0), start });
     if (this.recentFinals.length > 64) this.recentFinals.shift();
-    const pending: PendingFinal = { channel, start, end, done: false, decodedUntil: Math.max(start, this.transcribedUntil.get(key) ?? start), recognized: false };
+    const pending: PendingFinal = { channel, start, end, done: false, decodedUntil: Math.max(start, this.transcribedUntil.get(key) ?? start), recognized: false, recognition: Promise.resolve() };
     this.pendingFinals.add(pending);
     const streamed = this.streams.get(key);
     this.streams.delete(key);
@@ -322,6 +333,7 @@ export class Transcriber {
           if (r) this.transcriptionTimeS += (performance.now() - asked) / 1000;
           return r;
         });
+    pending.recognition = result.then(() => undefined, () => undefined);
     // What the channel has heard (the prompt of later decodes) grows in utterance order, at recognition
     // (a streamed final may be ready before the one of the utterance before it).
     const before = this.recognitionChains[channel]!;
