@@ -769,6 +769,58 @@ describe("a final decode that skipped committed words", () => {
   });
 });
 
+describe("a final-settings decode that stopped early", () => {
+  // Ten words over 5 s, none committed (agreement never reached): only the decodes' word ends count.
+  const all = Array.from({ length: 10 }, (_, i) => w(`w${i}`, i * 0.5, i * 0.5 + 0.4));
+  /** `heard(req)`: how many words a final-settings decode reads (Whisper ending its window early, the rest unread). */
+  function stream(heard: (req: StreamDecodeRequest) => number) {
+    const calls: StreamDecodeRequest[] = [];
+    const s = new UtteranceStream({
+      profile: { ...STREAMING_PROFILES.balanced, agreement: 5 },
+      context: "earlier words",
+      decode: async (req) => {
+        calls.push(req);
+        const end = req.audio.length / RATE;
+        const words = req.partial ? all.filter((x) => x.end <= end) : all.slice(0, heard(req));
+        return { text: texts(words), language: "en", confidence: 1, words, noSpeech: false };
+      },
+    });
+    return { calls, s };
+  }
+  async function final(heard: (req: StreamDecodeRequest) => number) {
+    const { calls, s } = stream(heard);
+    s.partial(new Float32Array(5 * RATE)); // the partial hears w0…w9 (to 4.9 s)
+    await s.idle();
+    const view = await s.finish(new Float32Array(5.2 * RATE));
+    return { text: view.text, calls: calls.map((c) => [c.partial, c.previousText]) };
+  }
+
+  test("whose words end 2 s before an earlier decode's is decoded again without the prompt", async () => {
+    // Prompted, it stops after w1 (0.9 s).
+    const { text, calls } = await final((req) => (req.previousText !== "" ? 2 : 10));
+    expect(text).toBe(texts(all));
+    expect(calls).toEqual([
+      [true, "earlier words"],
+      [false, "earlier words"],
+      [false, ""],
+    ]);
+  });
+
+  test("a second reading that ends earlier does not replace the first", async () => {
+    // Prompted, it stops after w4 (2.4 s); unprompted, after w1.
+    const { text, calls } = await final((req) => (req.previousText !== "" ? 5 : 2));
+    expect(text).toBe(texts(all.slice(0, 5)));
+    expect(calls).toHaveLength(3);
+  });
+
+  test("within 2 s of an earlier decode's words is the final", async () => {
+    // It stops after w6 (3.4 s): 1.5 s before w9's end.
+    const { text, calls } = await final(() => 7);
+    expect(text).toBe(texts(all.slice(0, 7)));
+    expect(calls).toHaveLength(2);
+  });
+});
+
 describe("a covering partial decode that heard nothing", () => {
   test("is not the final: the final-settings decode decides", async () => {
     const said = [w("hello", 0.1, 0.4), w("there", 0.5, 0.8)];

@@ -43,7 +43,8 @@
  *   whole utterance when it was a final-settings decode (the speculative one) or the profile allows
  *   reusing partial decodes (`reuseCoveringDecode`), else of one decode of the buffer with the final
  *   search settings. A decode with less text than the committed words it should repeat skipped
- *   audio (Whisper does when the prompt ends mid-sentence): the final then decodes the buffer again,
+ *   audio (Whisper does when the prompt ends mid-sentence), as did one whose text stops well before
+ *   where an earlier decode of the utterance heard words: the final then decodes the buffer again,
  *   without the prompt if needed.
  *
  * The module knows no engine and no session: it is given a `decode` function.
@@ -67,6 +68,13 @@ const REVISION_TAIL_S = 5;
 
 /** A decode with less text than this share of the committed words it re-reads skipped audio. */
 const SKIP_RATIO = 0.8;
+
+/**
+ * A decode whose last word ends this many seconds before the end of the words an earlier decode of
+ * the utterance heard stopped early: Whisper ends a window at times with a timestamp long before
+ * its audio ends (after re-reading its prompt, say) and the rest of the window goes unread.
+ */
+const STOPPED_EARLY_S = 2;
 
 /**
  * Word pairs a re-reading of committed words may repeat beyond those the committed words repeat
@@ -98,9 +106,12 @@ interface Decoded {
   seconds: number;
   /**
    * The decode has less text than the committed words it should repeat: Whisper skipped part of
-   * the buffer (it does so when the prompt ends mid-sentence and the buffer goes on from there).
+   * the buffer (it does so when the prompt ends mid-sentence and the buffer goes on from there); or
+   * its words stop `STOPPED_EARLY_S` before those an earlier decode heard: it skipped the end.
    */
   skipped: boolean;
+  /** Utterance seconds: the end of its last word (the buffer's start without one). */
+  lastEnd: number;
   /** Asked before the earlier utterances were recognized (`contextPending`): its prompt or lead may not be the final's. */
   provisional: boolean;
 }
@@ -137,6 +148,8 @@ export class UtteranceStream {
   private historyEnds: number[] = [];
   private bufferStart = 0;
   private latest: Decoded | null = null;
+  /** Utterance seconds: the end of the last word any decode of this utterance heard. */
+  private heardUntil = 0;
   private running: Promise<void> | null = null;
   /** The decode in flight, the utterance samples it covers, whether it is a partial one, and its abort. */
   private inflight: { decoded: Promise<Decoded>; audioEnd: number; partial: boolean; provisional: boolean; abort: AbortController } | null = null;
@@ -348,11 +361,13 @@ export class UtteranceStream {
     if (d === null) {
       await this.opts.contextPending?.();
       d = await this.decodeBuffer(audio, false, p.finalBeamSize);
-      // Decoded again without the prompt, which is what made Whisper skip (both decodes count).
+      // Decoded again without the prompt, which is what made Whisper skip (both decodes count); a
+      // second reading whose words end earlier than the first's does not replace it.
       if (d.skipped) {
-        const first = d.seconds;
-        d = await this.decodeBuffer(audio, false, p.finalBeamSize, false, undefined, false);
-        d.seconds += first;
+        const first = d;
+        const again = await this.decodeBuffer(audio, false, p.finalBeamSize, false, undefined, false);
+        d = again.skipped && again.lastEnd < first.lastEnd ? first : again;
+        d.seconds = first.seconds + again.seconds;
       }
     } else {
       // The newest decode's tail. It saw the utterance plus a little of the pause after it, so its
@@ -409,10 +424,12 @@ export class UtteranceStream {
     // Fewer words and fewer letters and digits than the committed words it should repeat (a number
     // written in fewer words is not a skip).
     const before = this.beforeBuffer();
-    const skipped = words.length < this.committed.length && textLength(words) < SKIP_RATIO * textLength(this.committed);
+    const lastEnd = words.at(-1)?.end ?? offset;
+    const skipped = (words.length < this.committed.length && textLength(words) < SKIP_RATIO * textLength(this.committed)) || lastEnd < this.heardUntil - STOPPED_EARLY_S;
+    this.heardUntil = Math.max(this.heardUntil, lastEnd);
     const reread = afterReread(words, before, []);
     const tentative = afterCommitted(reread, this.committed);
-    const decoded: Decoded = { audioEnd: audio.length, tentative, reread, bufferStart: this.bufferStart, language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped, provisional };
+    const decoded: Decoded = { audioEnd: audio.length, tentative, reread, bufferStart: this.bufferStart, language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped, lastEnd, provisional };
     this.latest = decoded;
     return decoded;
   }
