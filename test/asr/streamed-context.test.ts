@@ -6,15 +6,14 @@
  * sentence once that final has arrived. The second utterance's later decodes, its final among
  * them, are prompted with the first sentence, as a decode of the whole clip is conditioned on it.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { encodeWav, readWavFile } from "../../workers/dsp/wav.ts";
-import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
-import type { InferenceCoordinator, InferenceJob } from "../../workers/contract/types.ts";
-import { sharedAudio, startTestService, type TestService } from "../helpers/server.ts";
-import { modelsDir, requireWeights, vadModelsDir } from "./models.ts";
+import { serviceOnRecordingCoordinator } from "../helpers/recording-coordinator.ts";
+import { sharedAudio } from "../helpers/server.ts";
+import { requireWeights } from "./models.ts";
 import { streamClip } from "./stream.ts";
 import { wordErrorRate } from "./wer.ts";
 
@@ -22,39 +21,15 @@ const ready = requireWeights("whisper-tiny.en");
 const FIRST = "A gold ring will please most any girl.";
 const SECOND = "The long journey home took a year.";
 
-let svc: TestService;
-let coordinator: Promise<InProcessCoordinator> | null = null;
-/** Every job asked of the recognizer, in order. */
-const jobs: InferenceJob[] = [];
 let secondStarted: () => void = () => {};
 const secondUtterance = new Promise<void>((resolve) => (secondStarted = resolve));
-
-/**
- * The shared recognizer, recording each job; the first utterance's final-settings decodes wait
- * until a partial of the second one is asked for. (Left running until the process exits, as in
- * transcription.test.ts.)
- */
-function gatedCoordinator(): InferenceCoordinator {
-  coordinator ??= InProcessCoordinator.create({ modelsDir, threads: 1, queueLimit: 50, sessionThreads: 1 });
-  return {
-    capabilities: async () => (await coordinator!).capabilities(),
-    transcribe: async (job, signal) => {
-      jobs.push(job);
-      if (job.utteranceId === "0:1" && job.request.partial) secondStarted();
-      if (job.utteranceId === "0:0" && !job.request.partial) await secondUtterance;
-      return (await coordinator!).transcribe(job, signal);
-    },
-    close: async () => {},
-  };
-}
-
-beforeAll(async () => {
-  if (!ready) return;
-  svc = await startTestService({ modelsDir: vadModelsDir, coordinator: gatedCoordinator() });
+// The first utterance's final-settings decodes wait until a partial of the second one is asked for.
+const recorded = serviceOnRecordingCoordinator(ready, async (job) => {
+  if (job.utteranceId === "0:1" && job.request.partial) secondStarted();
+  if (job.utteranceId === "0:0" && !job.request.partial) await secondUtterance;
 });
-afterAll(async () => {
-  await svc?.stop();
-});
+/** Every job asked of the recognizer, in order. */
+const jobs = () => recorded.jobs.map((r) => r.job);
 
 describe.skipIf(!ready)("a streamed utterance's prompt (tiny.en, partial transcripts on)", () => {
   test("decodes after the previous final was recognized are prompted with it, though the utterance began before", async () => {
@@ -63,8 +38,8 @@ describe.skipIf(!ready)("a streamed utterance's prompt (tiny.en, partial transcr
     const file = path.join(mkdtempSync(path.join(tmpdir(), "streamed-context-")), "two-sentences.wav");
     writeFileSync(file, encodeWav(wav.samples.subarray(0, Math.round(7.3 * wav.sampleRate)), wav.sampleRate));
     const r = await streamClip({
-      apiUrl: svc.running.url,
-      key: svc.key,
+      apiUrl: recorded.service().running.url,
+      key: recorded.service().key,
       model: "trantoria-1",
       wavPath: file,
       languages: ["en"],
@@ -75,7 +50,7 @@ describe.skipIf(!ready)("a streamed utterance's prompt (tiny.en, partial transcr
     expect(r.finals.length).toBe(2);
     const first = r.finals[0]!.text;
     expect(wordErrorRate(FIRST, first)).toBe(0);
-    const second = jobs.filter((j) => j.utteranceId === "0:1");
+    const second = jobs().filter((j) => j.utteranceId === "0:1");
     // Its first partial was decoded before the first final was recognized: without that text.
     expect(second[0]!.request.partial).toBe(true);
     expect(second[0]!.request.previousText ?? "").not.toContain(first);

@@ -6,52 +6,24 @@
  * no lead and no prompt. The second turn's final is not that decode: it is decoded once the first
  * turn is recognized, after its lead (`session/lead.ts`), as it would be had the first been quick.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { encodeWav } from "../../workers/dsp/wav.ts";
-import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
-import type { InferenceCoordinator, InferenceJob } from "../../workers/contract/types.ts";
 import { join16k as join } from "../helpers/addon-models.ts";
+import { serviceOnRecordingCoordinator } from "../helpers/recording-coordinator.ts";
 import { spoken } from "../helpers/speech.ts";
-import { startTestService, type TestService } from "../helpers/server.ts";
-import { modelsDir, requireWeights, vadModelsDir } from "./models.ts";
+import { requireWeights } from "./models.ts";
 import { streamClip } from "./stream.ts";
 
 const ready = requireWeights("whisper-tiny.en");
-
-let svc: TestService;
-let coordinator: Promise<InProcessCoordinator> | null = null;
-/** Every job asked of the recognizer, with when it was asked and when it returned (ms). */
-const jobs: { job: InferenceJob; asked: number; returned?: number }[] = [];
 let release: () => void = () => {};
 const secondPaused = new Promise<void>((resolve) => (release = resolve));
-
-/** The shared recognizer, recording each job; the first turn's final-settings decodes wait for the second turn's speculative final. */
-function gatedCoordinator(): InferenceCoordinator {
-  coordinator ??= InProcessCoordinator.create({ modelsDir, threads: 1, queueLimit: 50, sessionThreads: 1 });
-  return {
-    capabilities: async () => (await coordinator!).capabilities(),
-    transcribe: async (job, signal) => {
-      const entry: (typeof jobs)[number] = { job, asked: performance.now() };
-      jobs.push(entry);
-      if (job.utteranceId === "0:1" && job.priority === "speculative") release();
-      if (job.utteranceId === "0:0" && !job.request.partial) await secondPaused;
-      const r = await (await coordinator!).transcribe(job, signal);
-      entry.returned = performance.now();
-      return r;
-    },
-    close: async () => {},
-  };
-}
-
-beforeAll(async () => {
-  if (!ready) return;
-  svc = await startTestService({ modelsDir: vadModelsDir, coordinator: gatedCoordinator() });
-});
-afterAll(async () => {
-  await svc?.stop();
+// The first turn's final-settings decodes wait for the second turn's speculative final.
+const { jobs, service } = serviceOnRecordingCoordinator(ready, async (job) => {
+  if (job.utteranceId === "0:1" && job.priority === "speculative") release();
+  if (job.utteranceId === "0:0" && !job.request.partial) await secondPaused;
 });
 
 describe.skipIf(!ready)("a short turn whose previous turn is still being recognized (tiny.en, partial transcripts on)", () => {
@@ -60,8 +32,8 @@ describe.skipIf(!ready)("a short turn whose previous turn is still being recogni
     const file = path.join(mkdtempSync(path.join(tmpdir(), "streamed-lead-")), "two-turns.wav");
     writeFileSync(file, encodeWav(join(0.5, spoken(FIRST), 1.2, spoken("Two."), 1.5), 16000));
     const r = await streamClip({
-      apiUrl: svc.running.url,
-      key: svc.key,
+      apiUrl: service().running.url,
+      key: service().key,
       model: "trantoria-1",
       wavPath: file,
       languages: ["en"],
