@@ -1,9 +1,10 @@
 /**
  * An inference backlog never costs an admitted session an utterance. One slow worker (each job held
- * 400 ms, one at a time) behind a gateway running in distributed mode: eight sessions sending all
- * their audio at once queue more than the worker's slot plus the queue bound (17), so jobs are
- * refused for several seconds (the gateway's refusal counter says so); every final still arrives, in
- * order, with no `error`.
+ * 400 ms, one at a time) behind a gateway running in distributed mode with a queue bound of 4:
+ * eight sessions sending all their audio at once queue more than the worker's slot plus that bound
+ * with their first finals alone (a session's later finals wait for its earlier ones to be
+ * recognized), so jobs are refused for several seconds (the gateway's refusal counter says so);
+ * every final still arrives, in order, with no `error`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisCoordinator } from "../../workers/coordinator/redis.ts";
@@ -23,9 +24,10 @@ let gateway: RedisCoordinator;
 beforeAll(async () => {
   redis = await startRedis();
   worker = await spawnWorker({ redisUrl: redis.url, prefix, id: "slow", concurrency: 1, env: { WORKER_JOB_DELAY_MS: "400" } });
-  // The gateway's coordinator as the server makes it (queue bound 16), but with a job timeout long
-  // enough for the whole backlog on a busy machine: this test is about refusals, not the timeout.
-  gateway = await RedisCoordinator.create({ url: redis.url, prefix, gatewayId: "gw-backlog", jobTimeoutMs: 180_000 });
+  // The gateway's coordinator as the server makes it, but with a small queue bound (the server's is
+  // 16) and a job timeout long enough for the whole backlog on a busy machine: this test is about
+  // refusals, not the timeout.
+  gateway = await RedisCoordinator.create({ url: redis.url, prefix, gatewayId: "gw-backlog", jobTimeoutMs: 180_000, queueLimit: 4 });
   svc = await startTestService({ env: { REDIS_URL: redis.url, REDIS_PREFIX: prefix }, coordinator: gateway });
 }, 60_000);
 
