@@ -1,7 +1,7 @@
 /**
  * A short turn's final when the turn before it is slow to be recognized, with real weights: Whisper
- * tiny.en behind a real service, driven by the official SDK at 1× real time, partial transcripts
- * on. The first turn's final-settings decodes wait until the second turn's speculative final (its
+ * tiny.en behind a real service, driven by the official SDK (the clip sent as fast as it goes),
+ * partial transcripts on. The first turn's final-settings decodes wait until the second turn's speculative final (its
  * pause) has been asked for, so that decode is asked while the first turn is unrecognized: it has
  * no lead and no prompt. The second turn's final is not that decode: it is decoded once the first
  * turn is recognized, after its lead (`session/lead.ts`), as it would be had the first been quick.
