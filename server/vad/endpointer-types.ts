@@ -26,6 +26,12 @@ export interface EndpointerOptions {
   speechPadMs?: number;
   /** Audio kept before the detected speech start in the utterance audio (default 200 ms). */
   preRollMs?: number;
+  /**
+   * While speaking, a chunk this many dB or more below the utterance's speaker level counts as
+   * silence even when the VAD scores it as speech: background talk (see `foreground-level.ts`).
+   * Default 15; null turns it off.
+   */
+  backgroundGapDb?: number | null;
 }
 
 /**

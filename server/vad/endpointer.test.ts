@@ -384,5 +384,44 @@ describe("endpointer on long and empty audio", () => {
     expect(() => createEndpointer(s, { endpointing: 0 })).toThrow(/endpointing/);
     expect(() => createEndpointer(s, { maxDurationWithoutEndpointing: 0.01 })).toThrow(/maxDuration/);
     expect(() => createEndpointer(s, { startThreshold: 0.3, endThreshold: 0.4 })).toThrow(/threshold/);
+    expect(() => createEndpointer(s, { backgroundGapDb: 0 })).toThrow(/backgroundGapDb/);
+  });
+});
+
+describe("endpointer under background talk", () => {
+  /**
+   * leopard_test.wav twice, 2 s apart, over silero_en.wav (another voice, talking throughout)
+   * `belowDb` quieter than the near speaker's speech: the VAD scores the pauses as speech.
+   */
+  async function overTalk(belowDb: number) {
+    const near = await load("leopard_test.wav");
+    const { signal, placed } = join([{ name: "leopard", audio: near }, { name: "leopard", audio: near }], 2, 1);
+    const far = await load("silero_en.wav");
+    const power = (x: Float32Array, a: number, b: number) => x.subarray(a, b).reduce((s, v) => s + v * v, 0) / Math.max(1, b - a);
+    const speech = power(signal, Math.round(placed[0]!.onset * RATE), Math.round(placed[0]!.offset * RATE));
+    const gain = Math.sqrt(speech / power(far, 0, far.length) / 10 ** (belowDb / 10));
+    const mixed = signal.map((v, i) => v + gain * far[(i + 3 * RATE) % far.length]!);
+    return { signal: mixed, placed };
+  }
+
+  test("the near speaker's pause ends the utterance though the talk behind goes on", async () => {
+    const { signal, placed } = await overTalk(20);
+    // Without the level gate the VAD hears one utterance: the test's premise.
+    const ungated = finals(await run(signal, { backgroundGapDb: null }));
+    expect(ungated.filter((u) => u.end < placed[1]!.onset)).toEqual([]);
+    const gated = finals(await run(signal));
+    const first = gated.find((u) => u.end > placed[0]!.offset - 0.1);
+    expect(first?.reason).toBe("endpointing");
+    expect(first!.end).toBeLessThan(placed[0]!.offset + 1);
+    // The near speaker's second turn is in an utterance that ends at its own pause.
+    const second = gated.find((u) => u.end > placed[1]!.offset - 0.1)!;
+    expect(second.start).toBeLessThan(placed[1]!.onset);
+    expect(second.end).toBeLessThan(placed[1]!.offset + 1);
+  });
+
+  test("talk as loud as the speaker is not gated: one utterance, as the VAD hears it", async () => {
+    const { signal, placed } = await overTalk(3);
+    const gated = finals(await run(signal));
+    expect(gated.filter((u) => u.end < placed[1]!.onset)).toEqual([]);
   });
 });

@@ -24,6 +24,7 @@
 import type { VadStream } from "../../workers/contract/vad.ts";
 import { liveDefaults } from "../options/defaults.ts";
 import type { Endpointer, EndpointerEvent, EndpointerOptions, UtteranceEndReason, UtteranceFinalEvent } from "./endpointer-types.ts";
+import { ForegroundLevel, GATED_PAD_MS, meanPower } from "./foreground-level.ts";
 import { SampleWindow } from "./sample-window.ts";
 
 /**
@@ -73,6 +74,7 @@ const DEFAULTS = {
   candidateGapMs: 100,
   speechPadMs: 64,
   preRollMs: 200,
+  backgroundGapDb: 15 as number | null,
 };
 
 function checkOptions(o: Required<Omit<EndpointerOptions, "maxDurationWithoutEndpointing">>, max: number | null) {
@@ -86,6 +88,7 @@ function checkOptions(o: Required<Omit<EndpointerOptions, "maxDurationWithoutEnd
   for (const k of ["partialIntervalMs", "minSpeechMs", "candidateGapMs", "speechPadMs", "preRollMs"] as const) {
     if (!(o[k] >= 0)) throw new RangeError(`${k} must be ≥ 0, got ${o[k]}`);
   }
+  if (o.backgroundGapDb !== null && !(o.backgroundGapDb > 0)) throw new RangeError(`backgroundGapDb must be > 0 or null, got ${o.backgroundGapDb}`);
 }
 
 /** Creates the endpointer of one channel over its VAD stream (audio at the stream's rate). */
@@ -104,6 +107,7 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
   const minSpeechSamples = ms(o.minSpeechMs);
   const candidateGapSamples = ms(o.candidateGapMs);
   const padSamples = ms(o.speechPadMs);
+  const gatedPadSamples = Math.max(padSamples, ms(GATED_PAD_MS));
   const preRollSamples = ms(o.preRollMs);
   const sec = (sample: number) => sample / rate;
 
@@ -113,6 +117,10 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
   let candidateStart = 0;
   let candidateSpeech = 0;
   let silenceStart: number | null = null;
+  /** The running silence began with a chunk the VAD heard as speech (background talk, `foreground`). */
+  let silenceGated = false;
+  /** Audio kept past the start of the running silence: more after a gated start, a soft ending's room. */
+  const endPad = () => (silenceGated ? gatedPadSamples : padSamples);
   let lastEnd = 0; // end of the previous utterance / speech: later ones never start before it
   let utteranceIndex = -1;
   let utteranceStart = 0;
@@ -132,6 +140,8 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
   let chain: Promise<unknown> = Promise.resolve();
   /** A cut the recognizer asked for (`cut`): the open utterance it is for and the sample to cut at. */
   let requested: { index: number; at: number } | null = null;
+  /** The open utterance's speaker level: its pauses under background talk count as silence. */
+  const foreground = o.backgroundGapDb === null ? null : new ForegroundLevel(o.backgroundGapDb);
 
   const final = (from: number, to: number, reason: UtteranceEndReason): UtteranceFinalEvent => ({
     type: "utterance_final",
@@ -148,6 +158,7 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     utteranceIndex++;
     utteranceStart = Math.max(lastEnd, candidateStart - preRollSamples, window.start);
     utteranceHasSpeech = true;
+    foreground?.reset();
     // The first partial interval runs from the detected speech start, not from its confirmation.
     lastPartial = candidateStart;
     resetCut(utteranceStart);
@@ -196,9 +207,10 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     requested = null;
   }
 
-  /** Applies one scored chunk [from, to) with speech probability p. */
-  function onChunk(p: number, from: number, to: number, events: EndpointerEvent[]): void {
+  /** Applies one scored chunk [from, to) with speech probability p and mean power `power`. */
+  function onChunk(p: number, power: number, from: number, to: number, events: EndpointerEvent[]): void {
     lastProb = p;
+    foreground?.observe(power);
     if (phase === "idle") {
       if (p < o.startThreshold) return;
       phase = "candidate";
@@ -206,9 +218,18 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
       candidateSpeech = 0;
       silenceStart = null;
     }
-    const speech = p >= o.endThreshold;
+    let speech = p >= o.endThreshold;
+    let gated = false;
+    if (speech && phase === "speech" && foreground !== null) {
+      gated = foreground.background();
+      if (gated) speech = false;
+      else foreground.addSpeech();
+    }
     if (speech) silenceStart = null;
-    else silenceStart ??= from;
+    else if (silenceStart === null) {
+      silenceStart = from;
+      silenceGated = gated;
+    }
 
     if (phase === "candidate") {
       if (speech) candidateSpeech += to - from;
@@ -239,11 +260,11 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
       cutOpen(chosen > utteranceStart && chosen <= limit ? chosen : limit, "max_duration", events);
     }
     if (silenceStart !== null && to - silenceStart >= endpointingSamples) {
-      endSpeech(Math.min(silenceStart + padSamples, to), "endpointing", events);
+      endSpeech(Math.min(silenceStart + endPad(), to), "endpointing", events);
       return;
     }
     if (speech) pausePartialSent = false;
-    const pauseDue = o.partialOnPause && !pausePartialSent && silenceStart !== null && to - silenceStart >= padSamples;
+    const pauseDue = o.partialOnPause && !pausePartialSent && silenceStart !== null && to - silenceStart >= endPad();
     // With pause partials, a pause's audio is decoded once, by the pause partial.
     const intervalDue = to - lastPartial >= partialSamples && !(o.partialOnPause && silenceStart !== null);
     if (partialSamples > 0 && utteranceHasSpeech && (intervalDue || pauseDue)) {
@@ -292,9 +313,10 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
   async function scoreAvailable(events: EndpointerEvent[]): Promise<void> {
     const n = Math.floor((window.end - processed) / frame);
     if (n === 0) return;
-    const probs = await vad.processMany(window.slice(processed, processed + n * frame), urgent(processed + n * frame));
+    const audio = window.slice(processed, processed + n * frame);
+    const probs = await vad.processMany(audio, urgent(processed + n * frame));
     for (let k = 0; k < n; k++) {
-      onChunk(probs[k]!, processed, processed + frame, events);
+      onChunk(probs[k]!, meanPower(audio, k * frame, (k + 1) * frame), processed, processed + frame, events);
       processed += frame;
       trim();
     }
@@ -317,12 +339,12 @@ export function createEndpointer(vad: VadStream, options: EndpointerOptions = {}
     if (rest > 0) {
       const last = new Float32Array(frame);
       last.set(window.slice(processed, total));
-      onChunk((await vad.processMany(last, true))[0]!, processed, total, events);
+      onChunk((await vad.processMany(last, true))[0]!, meanPower(last, 0, rest), processed, total, events);
       processed = total;
     }
     finished = true;
     if (phase === "speech") {
-      endSpeech(silenceStart === null ? total : Math.min(silenceStart + padSamples, total), "flush", events);
+      endSpeech(silenceStart === null ? total : Math.min(silenceStart + endPad(), total), "flush", events);
     }
     phase = "idle";
     window.dropBefore(total);
