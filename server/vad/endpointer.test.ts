@@ -419,6 +419,20 @@ describe("endpointer under background talk", () => {
     expect(second.end).toBeLessThan(placed[1]!.offset + 1);
   });
 
+  test("a word's soft ending stays in the utterance when the level gate starts the silence", async () => {
+    // leopard_diarization_test.wav opens with "and so it begins": its final "s" runs on 25–35 dB
+    // below the speaker while Silero still scores speech; decoded without it, the word is "began".
+    const x = await load("leopard_diarization_test.wav");
+    const first = finals(await run(x.subarray(0, 5 * RATE)))[0]!;
+    const hop = RATE / 100;
+    const rms = (k: number) => Math.sqrt(x.subarray(k * hop, (k + 1) * hop).reduce((s, v) => s + v * v, 0) / hop);
+    const frames = Array.from({ length: Math.floor(first.end * 100) + 50 }, (_, k) => rms(k));
+    const loudest = Math.max(...frames);
+    const soundEnd = (frames.findLastIndex((r) => r > 0.03 * loudest) + 1) / 100;
+    expect(soundEnd).toBeGreaterThan(3.5);
+    expect(first.end).toBeGreaterThanOrEqual(soundEnd);
+  });
+
   test("talk as loud as the speaker is not gated: one utterance, as the VAD hears it", async () => {
     const { signal, placed } = await overTalk(3);
     const gated = finals(await run(signal));
