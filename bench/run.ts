@@ -11,6 +11,8 @@ import type { Subprocess } from "bun";
 import type { AdminRouter } from "../server/admin/router.ts";
 import { benchSamples, DEFAULT_CLIPS, frames, RATE, toPcm16 } from "./lib/audio.ts";
 import { chart } from "./lib/chart.ts";
+import { align } from "./fidelity/metrics.ts";
+import { fidelityWords } from "./fidelity/normalize.ts";
 import { BENCH_REDIS_URL, dropPrefix, redisUnavailable, startWorker } from "./lib/distributed.ts";
 import { openIdle, percentile, runStreams, type StreamResult, type Target } from "./lib/load.ts";
 import { cpuSeconds, liveThreadsCpu, loadAverage, rssMb, threadCpu, threadDelta, wakeups } from "./lib/proc.ts";
@@ -60,7 +62,9 @@ async function startService(extraEnv: Record<string, string> = {}): Promise<Serv
   const t0 = performance.now();
   const proc = Bun.spawn([process.execPath, path.join(ROOT, "server/main.ts")], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, MODELS_DIR, ADMIN_TOKEN: "bench-admin", LOG_LEVEL: "error", ...extraEnv },
+    // Admission off (CAPACITY_HEADROOM 0): the ramp finds how many streams the engines sustain,
+    // which admission's estimate would otherwise cut short with 503s.
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, MODELS_DIR, ADMIN_TOKEN: "bench-admin", LOG_LEVEL: "error", CAPACITY_HEADROOM: "0", ...extraEnv },
     // Its error lines and any crash report, kept (beside DATA_DIR) to say why if it dies mid-bench.
     stdout: Bun.file(`${dataDir}.stdout`),
     stderr: Bun.file(`${dataDir}.stderr`),
@@ -172,7 +176,7 @@ const perAudio = (split: CpuSplit, audio: number): CpuSplit => ({
 const all = (rs: StreamResult[], k: "finalLatencyS" | "ackBeyondS" | "ackAfterFinalS" | "ackLagS") => rs.flatMap((r) => r[k]);
 
 /** Final and ack latencies of concurrent real-time streams, their finals against those expected, and whether every session ended normally. */
-function latencies(rs: StreamResult[]) {
+function latencies(rs: StreamResult[], finalsPerStream = segments.length) {
   const finals = all(rs, "finalLatencyS");
   const acks = all(rs, "ackBeyondS");
   const lags = all(rs, "ackLagS");
@@ -185,7 +189,7 @@ function latencies(rs: StreamResult[]) {
     ack_lag_p95_ms: round(percentile(lags, 95) * 1000, 0),
     ack_lag_max_ms: round(percentile(lags, 100) * 1000, 0),
     finals: finals.length,
-    expected_finals: rs.length * segments.length,
+    expected_finals: rs.length * finalsPerStream,
     complete: rs.every((x) => x.closeCode === 1000),
   };
 }
@@ -279,42 +283,78 @@ say(`bare socket, ${CPU_STREAMS} real-time streams: ${echoRun.cpu.toFixed(4)} cp
 await stopProc(echo.proc);
 
 // ── real-time ramp: latency per stream count; CPU at CPU_STREAMS ────────────
-interface Step { streams: number; cpu_per_audio_s: number; cpu_split_per_audio_s: CpuSplit; busiest_thread_share: number; final_p50_ms: number | null; final_p95_ms: number | null; ack_p50_beyond_ms: number | null; ack_p95_beyond_ms: number | null; ack_lag_p50_ms: number | null; ack_lag_p95_ms: number | null; ack_lag_max_ms: number | null; finals: number; expected_finals: number; complete: boolean; load: number }
-const steps: Step[] = [];
+interface Step { streams: number; cpu_per_audio_s: number; cpu_split_per_audio_s: CpuSplit; busiest_thread_share: number; final_p50_ms: number | null; final_p95_ms: number | null; ack_p50_beyond_ms: number | null; ack_p95_beyond_ms: number | null; ack_lag_p50_ms: number | null; ack_lag_p95_ms: number | null; ack_lag_max_ms: number | null; finals: number; expected_finals: number; complete: boolean; words_changed_vs_one_stream: number | null; load: number }
+
+/**
+ * Share of the words of one stream's finals (`reference`: a lone real-time stream of the same
+ * model) that a step's streams wrote differently (word edits over the reference's words, all
+ * streams pooled): what load changed in the transcripts.
+ */
+const MAX_WORDS_CHANGED = 0.05;
+function wordsChanged(reference: StreamResult, rs: StreamResult[]): number | null {
+  const ref = fidelityWords(reference.finals.map((f) => f.text).join(" "));
+  if (ref.length === 0) return null;
+  const edits = rs.reduce((n, r) => n + align(ref, fidelityWords(r.finals.map((f) => f.text).join(" "))).edits, 0);
+  return edits / (ref.length * rs.length);
+}
+
+/** A step is sustained: its p95 final within 2× the 1-stream step's, every session ended, its transcripts as one stream's (`MAX_WORDS_CHANGED`). */
+const sustains = (s: Step, first: Step) =>
+  s.final_p95_ms !== null && s.complete && s.final_p95_ms <= 2 * (first.final_p95_ms ?? NaN) && (s.words_changed_vs_one_stream ?? 0) <= MAX_WORDS_CHANGED;
+
+/**
+ * The ramp of real-time streams for `t`: steps of RAMP until one is not sustained (later ones only
+ * take longer), except that steps up to `runUpTo` always run. `onStep` sees each step's raw CPU
+ * reading and results.
+ */
+async function ramp(t: Target, reference: StreamResult, runUpTo: number, onStep?: (n: number, r: Awaited<ReturnType<typeof cpuDuring<StreamResult[]>>>, step: Step) => void): Promise<Step[]> {
+  const out: Step[] = [];
+  for (const n of RAMP) {
+    const last = out.at(-1);
+    if (last && !sustains(last, out[0]!) && n > runUpTo) break;
+    const r = await cpuDuring(pid, () => runStreams(t, n, audioFrames, true, 37, DRAIN_MS));
+    const step: Step = {
+      streams: n,
+      cpu_per_audio_s: r.cpu / (n * audioS),
+      cpu_split_per_audio_s: perAudio(r.split, n * audioS),
+      busiest_thread_share: r.busiestShare,
+      ...latencies(r.value, reference.finals.length),
+      words_changed_vs_one_stream: round(wordsChanged(reference, r.value) ?? NaN, 4),
+      load: loadAverage(),
+    };
+    out.push(step);
+    onStep?.(n, r, step);
+    say(`${t.model}, real time, ${n} streams: final p50 ${step.final_p50_ms} ms p95 ${step.final_p95_ms} ms, ack p50 / p95 beyond ${step.ack_p50_beyond_ms} / ${step.ack_p95_beyond_ms} ms, ${step.finals}/${step.expected_finals} finals, words changed ${step.words_changed_vs_one_stream}, ${(step.cpu_per_audio_s).toFixed(4)} cpu-s/audio-s (main ${step.cpu_split_per_audio_s.main}, vad ${step.cpu_split_per_audio_s.vad}, engine ${step.cpu_split_per_audio_s.engine}, runtime ${step.cpu_split_per_audio_s.runtime}), busiest thread ${(step.busiest_thread_share * 100).toFixed(0)} %, load ${step.load}`);
+  }
+  return out;
+}
+
+/** Most streams of a ramp that are sustained, in a row from one. */
+function sustainedOf(steps: Step[]): number {
+  let n = 0;
+  for (const s of steps) {
+    if (!sustains(s, steps[0]!)) break;
+    n = s.streams;
+  }
+  return n;
+}
+
 let rtPerAudioS = NaN;
 let rtSplit: CpuSplit = { main: NaN, vad: NaN, engine: NaN, runtime: NaN };
 let rtRuntime: RuntimeSplit = { jit: NaN, gc: NaN, allocator: NaN, pool: NaN, other: NaN };
 let rtMainWakeups = NaN;
 let rtAck: number[] = [];
 let rtAckAfterFinal: number[] = [];
-for (const n of RAMP) {
-  // The ramp stops at the first step that is not sustained (later ones only take longer); the
-  // step of CPU_STREAMS always runs, for the CPU ratio.
-  const last = steps.at(-1);
-  const failed = last && (last.final_p95_ms === null || !last.complete || last.final_p95_ms > 2 * (steps[0]!.final_p95_ms ?? NaN));
-  if (failed && n > CPU_STREAMS) break;
-  const r = await cpuDuring(pid, () => runStreams(target, n, audioFrames, true, 37, DRAIN_MS));
-  const acks = all(r.value, "ackBeyondS");
-  const step: Step = {
-    streams: n,
-    cpu_per_audio_s: r.cpu / (n * audioS),
-    cpu_split_per_audio_s: perAudio(r.split, n * audioS),
-    busiest_thread_share: r.busiestShare,
-    ...latencies(r.value),
-    load: loadAverage(),
-  };
-  steps.push(step);
-  if (n === CPU_STREAMS) {
-    rtPerAudioS = step.cpu_per_audio_s;
-    rtSplit = step.cpu_split_per_audio_s;
-    rtRuntime = Object.fromEntries(Object.entries(r.runtime).map(([k, v]) => [k, round(v / (n * audioS), 6)])) as RuntimeSplit;
-    rtMainWakeups = r.mainWakeups / (n * audioS);
-    rtAck = acks;
-    rtAckAfterFinal = all(r.value, "ackAfterFinalS");
-  }
-  say(`real time, ${n} streams: final p50 ${step.final_p50_ms} ms p95 ${step.final_p95_ms} ms, ack p50 / p95 beyond ${step.ack_p50_beyond_ms} / ${step.ack_p95_beyond_ms} ms, ${step.finals}/${step.expected_finals} finals, ${(step.cpu_per_audio_s).toFixed(4)} cpu-s/audio-s (main ${step.cpu_split_per_audio_s.main}, vad ${step.cpu_split_per_audio_s.vad}, engine ${step.cpu_split_per_audio_s.engine}, runtime ${step.cpu_split_per_audio_s.runtime}), busiest thread ${(step.busiest_thread_share * 100).toFixed(0)} %, load ${step.load}`);
-}
-const baseP95 = steps[0]!.final_p95_ms ?? NaN;
+// The step of CPU_STREAMS always runs, for the CPU ratio.
+const steps = await ramp(target, warm[0]!, CPU_STREAMS, (n, r, step) => {
+  if (n !== CPU_STREAMS) return;
+  rtPerAudioS = step.cpu_per_audio_s;
+  rtSplit = step.cpu_split_per_audio_s;
+  rtRuntime = Object.fromEntries(Object.entries(r.runtime).map(([k, v]) => [k, round(v / (n * audioS), 6)])) as RuntimeSplit;
+  rtMainWakeups = r.mainWakeups / (n * audioS);
+  rtAck = all(r.value, "ackBeyondS");
+  rtAckAfterFinal = all(r.value, "ackAfterFinalS");
+});
 
 // ── the low_latency profile: the real-time step of CPU_STREAMS streams again ──
 /**
@@ -357,11 +397,7 @@ const continuous = {
 };
 say(`continuous speech (${SPEECH_CLIPS.join(", ")}), ${CPU_STREAMS} real-time streams: ${continuous.cpu_per_audio_s} cpu-s/audio-s (${continuous.cpu_ratio_vs_bare}× the bare models' ${continuous.bare_cpu_per_audio_s}), ack p50 / p95 beyond ${continuous.ack_p50_beyond_ms} / ${continuous.ack_p95_beyond_ms} ms, a frame acknowledged after p50 / p95 / max ${continuous.ack_lag_p50_ms} / ${continuous.ack_lag_p95_ms} / ${continuous.ack_lag_max_ms} ms, final p50 / p95 ${continuous.final_p50_ms} / ${continuous.final_p95_ms} ms, ${continuous.finals} finals`);
 
-let sustained = 0;
-for (const s of steps) {
-  if (s.final_p95_ms === null || !s.complete || s.final_p95_ms > 2 * baseP95) break;
-  sustained = s.streams;
-}
+const sustained = sustainedOf(steps);
 
 // ── idle sessions ───────────────────────────────────────────────────────────
 const before = serviceRss(svc);
@@ -374,6 +410,41 @@ say(`${IDLE_SESSIONS} idle sessions: ${rssPerSession.toFixed(3)} MB each`);
 // ── memory after the load ───────────────────────────────────────────────────
 await Bun.sleep(3000);
 const rssAfter = serviceRss(svc);
+
+// ── the other models: their ramps, and every model's finals at `endpointing: 0.1` ──
+// (after the memory readings: the other models load more weights)
+/**
+ * Each model of `OTHER_MODELS` (the catalogue's other English recognizer by default; `BENCH_MODELS`,
+ * comma-separated, to change) gets its own warm-up (its reference stream) and ramp, as MODEL did.
+ */
+const OTHER_MODELS = (process.env.BENCH_MODELS ?? (MODEL === "trantoria-1" ? "solaria-1" : "trantoria-1"))
+  .split(",")
+  .map((m) => m.trim())
+  .filter((m) => m !== "" && m !== MODEL);
+const rampByModel: Record<string, Step[]> = { [MODEL]: steps };
+for (const model of OTHER_MODELS) {
+  const t: Target = { ...target, model };
+  await runStreams(t, 2, audioFrames, false);
+  const reference = (await runStreams(t, 1, audioFrames, true))[0]!;
+  rampByModel[model] = await ramp(t, reference, 0);
+}
+const sustainedByModel = Object.fromEntries(Object.entries(rampByModel).map(([m, s]) => [m, sustainedOf(s)]));
+
+/**
+ * One real-time stream per model and profile at `endpointing: 0.1`, the setting of the public
+ * Pipecat STT benchmark: each final's arrival beyond its utterance's end (endpointing included).
+ */
+const ENDPOINTING_PROFILES = ["low_latency", "balanced"] as const;
+const endpointingShort: { model: string; profile: string; final_p50_ms: number | null; final_p95_ms: number | null; finals: number; complete: boolean }[] = [];
+for (const model of [MODEL, ...OTHER_MODELS]) {
+  for (const profile of ENDPOINTING_PROFILES) {
+    const [r] = await runStreams({ ...target, model, init: { ...SESSION_INIT, endpointing: 0.1, profile } }, 1, audioFrames, true, 37, DRAIN_MS);
+    const row = { model, profile, final_p50_ms: round(percentile(r!.finalLatencyS, 50) * 1000, 0), final_p95_ms: round(percentile(r!.finalLatencyS, 95) * 1000, 0), finals: r!.finals.length, complete: r!.closeCode === 1000 };
+    endpointingShort.push(row);
+    say(`endpointing 0.1, ${model}, ${profile}: final p50 / p95 ${row.final_p50_ms} / ${row.final_p95_ms} ms beyond the utterance, ${row.finals} finals`);
+  }
+}
+
 await stopProc(svc.proc);
 for (const f of [svc.dataDir, ...svc.output]) rmSync(f, { recursive: true, force: true });
 
@@ -455,6 +526,9 @@ const summary = {
   vad_ratio_vs_bare: round(rtSplit.vad / bareVadPerAudioS),
   engine_ratio_vs_bare: round(rtSplit.engine / bareAsrPerAudioS),
   streams_sustained: sustained,
+  streams_sustained_by_model: sustainedByModel,
+  max_words_changed_vs_one_stream: MAX_WORDS_CHANGED,
+  endpointing_0_1: endpointingShort,
   ack_p95_beyond_utterance_ms: round(percentile(rtAck, 95) * 1000, 0),
   ack_p95_beyond_utterance_ms_low_latency: lowLatency.ack_p95_beyond_ms,
   low_latency: lowLatency,
@@ -481,6 +555,7 @@ const summary = {
   rss_per_idle_session_mb: round(rssPerSession),
   idle_sessions: IDLE_SESSIONS,
   ramp: steps,
+  ramp_by_model: Object.fromEntries(OTHER_MODELS.map((m) => [m, rampByModel[m]])),
   distributed,
   engine: bare.engine,
   audio_s: round(audioS, 2),
