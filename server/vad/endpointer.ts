@@ -5,7 +5,9 @@
  * hysteresis, and cut into utterances:
  * - speech starts when a chunk scores ≥ `startThreshold` and speech then lasts `minSpeechMs`
  *   without a gap longer than `candidateGapMs` (short noises are ignored);
- * - while speaking, chunks scoring ≥ `endThreshold` count as speech, lower ones as silence;
+ * - while speaking, chunks scoring ≥ `endThreshold` count as speech, lower ones as silence, and so
+ *   do chunks well below the utterance's speaker once that lasts (background talk, see
+ *   `foreground-level.ts`; such a silence keeps `GATED_PAD_MS` of audio, not `speechPadMs`);
  * - an utterance ends after `endpointing` seconds of continuous silence, or is cut once it has
  *   lasted `maxDurationWithoutEndpointing` seconds; `flush()` ends an open utterance.
  *
