@@ -14,6 +14,7 @@ import { chart } from "./lib/chart.ts";
 import { align } from "./fidelity/metrics.ts";
 import { fidelityWords } from "./fidelity/normalize.ts";
 import { BENCH_REDIS_URL, dropPrefix, redisUnavailable, startWorker } from "./lib/distributed.ts";
+import { whisperLivePython } from "./lib/whisperlive.ts";
 import { openIdle, percentile, runStreams, type StreamResult, type Target } from "./lib/load.ts";
 import { cpuSeconds, liveThreadsCpu, loadAverage, rssMb, threadCpu, threadDelta, wakeups } from "./lib/proc.ts";
 
@@ -505,6 +506,26 @@ async function distributedStep(embedded: Step | undefined) {
 }
 const distributed = await distributedStep(steps.find((s) => s.streams === CPU_STREAMS));
 
+// ── WhisperLive, the live peer, beside the service at 4 and 8 streams ───────
+/**
+ * `bench/latency/run.ts --streams 4,8 --profile balanced` (its own processes, after the service
+ * stopped): the service in process and WhisperLive on the same tiny.en weights, the same clips with
+ * references (jfk, leopard_test) at 1× real time; its rows (final p50 / p95 ms beyond the speech,
+ * WER, finals missing) as it writes them to bench/results/latency.json. In the full run, or
+ * `--quick --whisperlive`; skipped without WhisperLive's Python (bench/latency/README.md).
+ */
+async function whisperLiveStep() {
+  if (quick && !process.argv.includes("--whisperlive")) return { skipped: "--quick (add --whisperlive)" };
+  if (!existsSync(whisperLivePython())) return { skipped: `no WhisperLive Python at ${whisperLivePython()} (bench/latency/README.md)` };
+  const proc = Bun.spawn([process.execPath, path.join(import.meta.dir, "latency", "run.ts"), "--streams", "4,8", "--profile", "balanced"], { cwd: ROOT, stdout: "ignore", stderr: "ignore" });
+  if ((await proc.exited) !== 0) return { skipped: `bench/latency/run.ts exited with ${proc.exitCode}` };
+  const r = JSON.parse(readFileSync(path.join(import.meta.dir, "results", "latency.json"), "utf8")) as { profile: string; rows: { system: string; streams: number; finalP50: number; finalP95: number; wer: number; missingFinals: number; cpuPerAudioS: number }[] };
+  const rows = r.rows.map((x) => ({ system: x.system, streams: x.streams, final_p50_ms: round(x.finalP50, 0), final_p95_ms: round(x.finalP95, 0), wer: round(x.wer, 4), finals_missing: x.missingFinals, cpu_per_audio_s: round(x.cpuPerAudioS, 4) }));
+  for (const x of rows) say(`${x.system}, ${x.streams} streams: final p50 / p95 ${x.final_p50_ms} / ${x.final_p95_ms} ms, WER ${x.wer}, ${x.finals_missing} finals missing`);
+  return { profile: r.profile, rows };
+}
+const whisperLive = await whisperLiveStep();
+
 const bareVadPerAudioS = bare.vad_cpu_s / bare.audio_s;
 const bareAsrPerAudioS = bare.asr_cpu_s / bare.audio_s;
 /**
@@ -557,6 +578,7 @@ const summary = {
   ramp: steps,
   ramp_by_model: Object.fromEntries(OTHER_MODELS.map((m) => [m, rampByModel[m]])),
   distributed,
+  whisperlive: whisperLive,
   engine: bare.engine,
   audio_s: round(audioS, 2),
   cpu_streams: CPU_STREAMS,
