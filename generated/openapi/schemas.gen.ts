@@ -1842,7 +1842,7 @@ export const LiveSessionInitSchema = {
             minimum: 0.01,
             maximum: 10,
             default: 0.64,
-            description: 'Seconds of silence that close an utterance. While partial transcripts are produced, an utterance is also closed when the recognizer has heard no word for this long while sound goes on (background voices, noise): its final holds the words so far, and the sound after it starts the next utterance, without a new `speech_start`.'
+            description: 'Seconds of silence that close an utterance. Sound 15 dB or more below the utterance\'s own speaker (background talk) counts as silence once it has lasted a quarter of a second; the utterance\'s audio then runs 0.32 s into it. While partial transcripts are produced, an utterance is also closed when the recognizer has heard no word for this long while sound goes on (background voices, noise): its final holds the words so far, and the sound after it starts the next utterance, without a new `speech_start`.'
         },
         maximum_duration_without_endpointing: {
             type: [

@@ -797,7 +797,7 @@ export type LiveSessionInit = unknown & {
     profile?: LatencyProfile;
     language_config?: LanguageConfig;
     /**
-     * Seconds of silence that close an utterance. While partial transcripts are produced, an utterance is also closed when the recognizer has heard no word for this long while sound goes on (background voices, noise): its final holds the words so far, and the sound after it starts the next utterance, without a new `speech_start`.
+     * Seconds of silence that close an utterance. Sound 15 dB or more below the utterance's own speaker (background talk) counts as silence once it has lasted a quarter of a second; the utterance's audio then runs 0.32 s into it. While partial transcripts are produced, an utterance is also closed when the recognizer has heard no word for this long while sound goes on (background voices, noise): its final holds the words so far, and the sound after it starts the next utterance, without a new `speech_start`.
      */
     endpointing?: number;
     /**
