@@ -421,7 +421,7 @@ describe("endpointer under background talk", () => {
 
   test("a word's soft ending stays in the utterance when the level gate starts the silence", async () => {
     // leopard_diarization_test.wav opens with "and so it begins": its final "s" runs on 25–35 dB
-    // below the speaker while Silero still scores speech; decoded without it, the word is "began".
+    // below the speaker while Silero still scores speech (cut before it, both models read "began").
     const x = await load("leopard_diarization_test.wav");
     const first = finals(await run(x.subarray(0, 5 * RATE)))[0]!;
     const hop = RATE / 100;

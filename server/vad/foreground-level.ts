@@ -14,8 +14,8 @@
 
 /**
  * Audio an utterance keeps past the start of a silence the gate found (the VAD's own silence keeps
- * `speechPadMs`): a word's soft ending may run on that long below the gap ("begins" lost its final
- * "s" with less, in a real recording).
+ * `speechPadMs`): a word's soft ending may run on that long below the gap (in a real recording the
+ * "s" of "begins" runs on 0.2 s past where `speechPadMs` would cut it).
  */
 export const GATED_PAD_MS = 320;
 /** Chunks (32 ms at 16 kHz) a level is averaged over: a consonant's dip is shorter. */
