@@ -42,6 +42,13 @@ export interface ClipMetrics {
   lags: number[];
   /** The same per turn (null: dropped, or no arrival time). */
   lagByTurn: (number | null)[];
+  /**
+   * Per non-dropped turn: arrival of the first final whose audio holds the turn's end − turn end −
+   * endpointing (s); the aligned final's when none does. A misheard last word can align to a later
+   * final ("Two." heard as "Do.", then aligned to a digit of the next dictation); the final that
+   * holds the turn's audio is the one its speaker waited for.
+   */
+  timedLags: number[];
 }
 
 /**
@@ -80,6 +87,8 @@ export function align(ref: string[], hyp: string[], far?: (i: number, j: number)
 }
 
 const INSERT_RUN = 5;
+/** How far (s) a final's audio may stop short of a turn's end and still hold it (the VAD's end is padded, the reference's is not). */
+const HOLD_SLACK_S = 0.1;
 const LOOP_TIMES = 3;
 const MAX_NGRAM = 6;
 
@@ -150,6 +159,7 @@ export function clipMetrics(turns: Turn[], finals: Final[], endpointing: number)
 
   const droppedTurns: number[] = [];
   const lags: number[] = [];
+  const timedLags: number[] = [];
   const lagByTurn: (number | null)[] = turns.map(() => null);
   turns.forEach((t, k) => {
     const idx = refWords.map((_, i) => i).filter((i) => refTurn[i] === k);
@@ -164,6 +174,8 @@ export function clipMetrics(turns: Turn[], finals: Final[], endpointing: number)
       lags.push(f.at - t.end - endpointing);
       lagByTurn[k] = f.at - t.end - endpointing;
     }
+    const holding = nonEmpty.find((g) => g.at !== undefined && g.start <= t.end + HOLD_SLACK_S && g.end >= t.end - HOLD_SLACK_S) ?? f;
+    if (holding.at !== undefined) timedLags.push(holding.at - t.end - endpointing);
   });
 
   const loops = finalWords.flatMap((ws, k) => repetitionLoops(ws, refWords).map((l) => ({ ...l, final: k })));
@@ -193,7 +205,7 @@ export function clipMetrics(turns: Turn[], finals: Final[], endpointing: number)
     }
   }
 
-  return { words: refWords.length, edits, turns: turns.length, droppedTurns, loops, insertionBursts, duplicates, lags, lagByTurn };
+  return { words: refWords.length, edits, turns: turns.length, droppedTurns, loops, insertionBursts, duplicates, lags, lagByTurn, timedLags };
 }
 
 /**

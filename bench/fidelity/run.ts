@@ -298,7 +298,7 @@ interface Summary {
   audioS: number;
   words: number;
   turns: number;
-  systems: Record<string, { clips: number; wer: number; droppedTurns: number; loops: number; insertionBursts: number; duplicates: number; lagP50: number; lagP95: number; vadDrops?: number; vadSegments?: number; uncompleted?: number }>;
+  systems: Record<string, { clips: number; wer: number; droppedTurns: number; loops: number; insertionBursts: number; duplicates: number; lagP50: number; lagP95: number; timedLagP50: number; timedLagP95: number; vadDrops?: number; vadSegments?: number; uncompleted?: number }>;
   /** Pooled WER ratio service / faster-whisper over the clips both have. */
   ratio: number;
 }
@@ -321,6 +321,8 @@ function summarise(model: string, category: string, rs: Row[]): Summary {
       duplicates: mine.reduce((n, r) => n + r.metrics.duplicates.length, 0),
       lagP50: quantile(lags, 0.5),
       lagP95: quantile(lags, 0.95),
+      timedLagP50: quantile(mine.flatMap((r) => r.metrics.timedLags ?? []), 0.5),
+      timedLagP95: quantile(mine.flatMap((r) => r.metrics.timedLags ?? []), 0.95),
       ...(system === "whisperlive" ? { uncompleted: mine.reduce((n, r) => n + (r.uncompleted ?? 0), 0) } : {}),
       ...(system === "service" ? { vadDrops: mine.reduce((n, r) => n + r.vadDrops!.length, 0), vadSegments: mine.reduce((n, r) => n + r.vadSegments!, 0) } : {}),
     };
@@ -354,13 +356,13 @@ const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "-");
 console.log(
   `\nFidelity: 1× real time, 100-ms chunks, default options (partials on, endpointing ${ENDPOINTING} s${args.profile ? `, profile ${args.profile}` : ""}${args.init ? `, ${args.init}` : ""}); faster-whisper offline on the same CTranslate2 weights; WhisperLive 0.10.0 live on them. ${THREADS} inference thread(s) each, the service in ${args["engine-threads"]} engine thread(s); load avg at start ${load0.toFixed(1)}\n`,
 );
-console.log("| model | category | clips | audio s | words | turns | WER service | WER faster-whisper | WER WhisperLive | service / fw | dropped turns svc/fw/WL | VAD drops svc | loops svc/fw/WL | insertion bursts svc/fw/WL | dup. finals svc/WL | lag p50 / p95 ms svc | lag p50 / p95 ms WL |");
-console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+console.log("| model | category | clips | audio s | words | turns | WER service | WER faster-whisper | WER WhisperLive | service / fw | dropped turns svc/fw/WL | VAD drops svc | loops svc/fw/WL | insertion bursts svc/fw/WL | dup. finals svc/WL | lag p50 / p95 ms svc | lag by time p50 / p95 ms svc | lag p50 / p95 ms WL |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const s of summaries) {
   const [v, f, w] = [sys(s, "service"), sys(s, "faster-whisper"), sys(s, "whisperlive")];
   const tri = (k: "droppedTurns" | "loops" | "insertionBursts") => [v, f, w].map((x) => (x ? x[k] : "-")).join(" / ");
   console.log(
-    `| ${s.model} | ${s.category} | ${s.clips} | ${s.audioS.toFixed(0)} | ${s.words} | ${s.turns} | ${pct(v?.wer ?? NaN)} | ${pct(f?.wer ?? NaN)} | ${pct(w?.wer ?? NaN)} | ${ratio(s.ratio)} | ${tri("droppedTurns")} | ${v ? `${v.vadDrops}/${v.vadSegments}` : "-"} | ${tri("loops")} | ${tri("insertionBursts")} | ${v?.duplicates ?? "-"} / ${w?.duplicates ?? "-"} | ${ms(v?.lagP50 ?? NaN)} / ${ms(v?.lagP95 ?? NaN)} | ${ms(w?.lagP50 ?? NaN)} / ${ms(w?.lagP95 ?? NaN)} |`,
+    `| ${s.model} | ${s.category} | ${s.clips} | ${s.audioS.toFixed(0)} | ${s.words} | ${s.turns} | ${pct(v?.wer ?? NaN)} | ${pct(f?.wer ?? NaN)} | ${pct(w?.wer ?? NaN)} | ${ratio(s.ratio)} | ${tri("droppedTurns")} | ${v ? `${v.vadDrops}/${v.vadSegments}` : "-"} | ${tri("loops")} | ${tri("insertionBursts")} | ${v?.duplicates ?? "-"} / ${w?.duplicates ?? "-"} | ${ms(v?.lagP50 ?? NaN)} / ${ms(v?.lagP95 ?? NaN)} | ${ms(v?.timedLagP50 ?? NaN)} / ${ms(v?.timedLagP95 ?? NaN)} | ${ms(w?.lagP50 ?? NaN)} / ${ms(w?.lagP95 ?? NaN)} |`,
   );
 }
 
