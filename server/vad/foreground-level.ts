@@ -57,7 +57,10 @@ export class ForegroundLevel {
     this.last = decibels(power);
     const ref = this.reference();
     const smoothed = decibels(this.recent.reduce((s, p) => s + p, 0) / this.recent.length);
-    this.run = ref !== null && smoothed <= ref - this.gapDb ? this.run + 1 : 0;
+    // Smoothed, a soft stretch does not end on one quiet chunk; a chunk back near the speaker's level
+    // ends it at once (speech resuming), without waiting for the average to rise.
+    const below = ref !== null && smoothed <= ref - this.gapDb && this.last <= ref - this.gapDb;
+    this.run = below ? this.run + 1 : 0;
   }
 
   /** Counts the last observed chunk as the utterance's speech. */
