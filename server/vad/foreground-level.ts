@@ -6,7 +6,8 @@
  * runs until the talk stops. The speaker the microphone serves is louder than the talk behind it.
  * While speaking, once the level (smoothed over `SMOOTH_CHUNKS`) has stayed `gapDb` or more below
  * the utterance's reference level (the `REFERENCE_QUANTILE` of the levels of its speech chunks so
- * far) for `HOLD_CHUNKS`, the chunks that follow count as silence, whatever the VAD says. The hold
+ * far) for `HOLD_CHUNKS`, the chunks that follow count as silence, whatever the VAD says, until one
+ * comes back within `gapDb` (speech resuming: its onset is not smoothed away). The hold
  * keeps a word's soft ending (a fricative, the room's reverberation) in the utterance: in quiet
  * audio the VAD's own silence comes first. Nothing is dropped: the endpointer only ends the
  * utterance there; talk that goes on starts the next one.
