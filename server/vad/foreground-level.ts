@@ -31,7 +31,7 @@ const FLOOR_DB = -120;
 const BIN_DB = 0.5;
 const BINS = Math.ceil(-FLOOR_DB / BIN_DB) + 1;
 
-export const decibels = (power: number) => Math.max(FLOOR_DB, 10 * Math.log10(power));
+const decibels = (power: number) => Math.max(FLOOR_DB, 10 * Math.log10(power));
 
 /** Mean power of `x[from, to)`. */
 export function meanPower(x: Float32Array, from = 0, to = x.length): number {
@@ -45,7 +45,7 @@ export class ForegroundLevel {
   private count = 0;
   private readonly recent: number[] = [];
   private last = FLOOR_DB;
-  /** Chunks in a row whose smoothed level lay below the gap. */
+  /** Chunks in a row whose level, smoothed and alone, lay below the gap. */
   private run = 0;
 
   /** `gapDb`: how far below the reference a chunk counts as background. */
