@@ -31,6 +31,7 @@ import { liveDefaults } from "../../server/options/defaults.ts";
 import { installed, modelsDir, vadModelsDir } from "../../test/asr/models.ts";
 import { streamClip } from "../../test/asr/stream.ts";
 import { sharedAudio, startTestService } from "../../test/helpers/server.ts";
+import { warmUpRequests } from "../../server/health/warm-up.ts";
 import { catalogueEntry } from "../../workers/catalogue/entries.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
 import { readWavFile } from "../../workers/dsp/wav.ts";
@@ -103,6 +104,9 @@ interface ServiceRun {
 const coordinator = await InProcessCoordinator.create({ modelsDir, threads: Number(args["engine-threads"]), queueLimit: 50, sessionThreads: THREADS });
 const svc = await startTestService({ modelsDir: vadModelsDir, coordinator: { capabilities: () => coordinator.capabilities(), transcribe: (j, s) => coordinator.transcribe(j, s), close: async () => {} } });
 const caps = await coordinator.capabilities();
+// Loaded and warmed as the service does at start (ENGINE_WARM_UP, the default): the first clip
+// does not pay for loading the engines, nor the wider sessions of a lone decode.
+await coordinator.warm(warmUpRequests());
 
 /** The WebSocket's default messages: partials, finals, speech events (explicit, as the defaults are). */
 const DEFAULT_MESSAGES = { messages_config: { receive_partial_transcripts: true, receive_final_transcripts: true, receive_speech_events: true } };
