@@ -39,10 +39,10 @@ const SECONDS_PER_SPOKEN_WEIGHT = 0.06;
 /** A window decoded above this temperature is not used as the next window's prompt (faster-whisper's prompt_reset_on_temperature). */
 const PROMPT_RESET_TEMPERATURE = 0.5;
 
-/** Most intra-op threads of the wider sessions. */
+/** Most intra-op threads of the wider encoder. */
 const MAX_WIDE_THREADS = 4;
 
-/** Session options of the wider sessions: their threads block between operations (spinning threads take cores the other workers need). */
+/** Session options of the wider encoder: its threads block between operations (spinning threads take cores the other workers need). */
 function wideSessionOptions(threads: number): ort.InferenceSession.SessionOptions {
   return {
     intraOpNumThreads: threads,
@@ -50,12 +50,6 @@ function wideSessionOptions(threads: number): ort.InferenceSession.SessionOption
     graphOptimizationLevel: "all",
     extra: { session: { intra_op: { allow_spinning: "0" } } },
   };
-}
-
-interface WideSessions {
-  encoder: ort.InferenceSession;
-  decoderSession: ort.InferenceSession;
-  decoder: WhisperDecoder;
 }
 
 const NO_SPEECH: Omit<WhisperTranscribeResult, "language"> = {
@@ -68,13 +62,11 @@ export class WhisperEngine implements Engine {
   private readonly decoder: WhisperDecoder;
   private readonly decoding: WhisperDecodingOptions;
   /**
-   * The encoder (the whole file) and the decoder with more intra-op threads, for calls that may use
-   * more cores (`TranscribeRequest.cores`): loaded in the background by the first such call, which
-   * itself runs on the one-thread sessions. Their threads sleep between operations instead of
-   * spinning. A beam's decoder step is mostly fixed cost (the vocabulary projection, the
-   * cross-attention caches), so it splits over threads as the encoder does (bench/README.md).
+   * The encoder with more intra-op threads, for calls that may use more cores
+   * (`TranscribeRequest.cores`): loaded in the background by the first such call, which itself runs
+   * on the one-thread encoder. Its threads sleep between operations instead of spinning.
    */
-  private wide: { cores: number; sessions: Promise<WideSessions | null>; ready: WideSessions | null } | null = null;
+  private wideEncoder: { cores: number; session: Promise<ort.InferenceSession | null>; ready: ort.InferenceSession | null } | null = null;
   /** The encoder takes a variable number of mel frames (a symbolic input length): short utterances get shorter windows. */
   private readonly variableWindow: boolean;
   private readonly isTimestamp = (t: number) => this.tokenizer.isTimestamp(t);
@@ -139,53 +131,43 @@ export class WhisperEngine implements Engine {
   }
 
   /**
-   * Runs the encoder on one ≤30-s window, on the `wide` sessions' encoder when given; a
+   * Runs the encoder on one ≤30-s window, on `cores` threads where the wider encoder is loaded; a
    * `shortWindow` is shorter than 30 s where the audio is short and the encoder allows it. `signal`
    * stops it between the encoder's stages.
    */
-  private async encode(window: Float32Array, decoding: WhisperDecodingOptions = this.decoding, wide: WideSessions | null = null, shortWindow = false, signal?: AbortSignal): Promise<ort.Tensor> {
+  private async encode(window: Float32Array, decoding: WhisperDecodingOptions = this.decoding, cores = 1, shortWindow = false, signal?: AbortSignal): Promise<ort.Tensor> {
     const padToSamples = shortWindow && this.variableWindow ? encoderWindowSamples(window.length, decoding.shortestWindowS) : WHISPER_CHUNK_SAMPLES;
     const mel = whisperLogMel(window, this.cfg.nMels, { padToSamples, filters: this.melFilters, tail: decoding.padding });
     const input = new ort.Tensor("float32", mel.data, [1, this.cfg.nMels, mel.nFrames]);
-    if (wide) return (await wide.encoder.run({ input_features: input })).last_hidden_state!;
+    const wide = this.wideEncoderFor(cores);
+    if (wide) return (await wide.run({ input_features: input })).last_hidden_state!;
     return this.encoder.run(input, signal);
   }
 
-  /** The wider sessions when `cores` asks for more threads and they are loaded; else null. */
-  private wideFor(cores: number): WideSessions | null {
+  /** The wider encoder (the whole file, in one call) when `cores` asks for more threads and it is loaded; else null. */
+  private wideEncoderFor(cores: number): ort.InferenceSession | null {
     const base = this.opts.threads ?? 1;
     const want = Math.min(Math.floor(cores), MAX_WIDE_THREADS);
     if (!(want > base)) return null;
-    // One set of wider sessions per engine, as wide as the first call that asked (the pool always
-    // asks for all its threads): a second width would hold a second copy of the model.
-    if (!this.wide) {
-      const entry: NonNullable<WhisperEngine["wide"]> = { cores: want, ready: null, sessions: Promise.resolve(null) };
-      entry.sessions = this.loadWide(want)
+    // One wider session per engine, as wide as the first call that asked (the pool always asks for
+    // all its threads): a second width would hold a second copy of the encoder.
+    if (!this.wideEncoder) {
+      const entry: NonNullable<WhisperEngine["wideEncoder"]> = { cores: want, ready: null, session: Promise.resolve(null) };
+      entry.session = ort.InferenceSession.create(this.cfg.encoderPath, wideSessionOptions(want))
         .then((s) => (entry.ready = s))
-        .catch(() => null); // stays on the one-thread sessions
-      this.wide = entry;
+        .catch(() => null); // stays on the one-thread encoder
+      this.wideEncoder = entry;
     }
-    return this.wide.ready;
-  }
-
-  private async loadWide(threads: number): Promise<WideSessions> {
-    const options = wideSessionOptions(threads);
-    const encoder = await ort.InferenceSession.create(this.cfg.encoderPath, options);
-    const decoderSession = await ort.InferenceSession.create(this.cfg.decoderPath, options).catch(async (e: unknown) => {
-      await encoder.release();
-      throw e;
-    });
-    const decoder = new WhisperDecoder(decoderSession, this.cfg.decoderHeads, this.cfg.headDim, this.cfg.vocabSize, this.opts.onDecoderCall);
-    return { encoder, decoderSession, decoder };
+    return this.wideEncoder.ready;
   }
 
   /** The candidate languages' probabilities, and the detection call's cache (its cross-attention part serves the window's decode). */
-  private async languageProbs(hidden: ort.Tensor, candidates?: string[], decoder = this.decoder): Promise<{ probabilities: LanguageProbability[]; cache: DecoderCache }> {
+  private async languageProbs(hidden: ort.Tensor, candidates?: string[]): Promise<{ probabilities: LanguageProbability[]; cache: DecoderCache }> {
     const allowed = (candidates && candidates.length > 0 ? candidates : this.info.languages).filter((l) =>
       this.tokenizer.languageTokens.has(l),
     );
     if (allowed.length === 0) throw new RangeError(`none of the languages [${candidates}] is known to this model`);
-    const { logits, cache } = await decoder.run([this.tokenizer.sot], hidden, null);
+    const { logits, cache } = await this.decoder.run([this.tokenizer.sot], hidden, null);
     const row = new Float32Array(allowed.length);
     allowed.forEach((l, i) => (row[i] = logits[this.tokenizer.languageToken(l)]));
     const lp = logSoftmax(row);
@@ -226,9 +208,6 @@ export class WhisperEngine implements Engine {
     const beamSize = req.partial ? 1 : (asked ?? decoding.beamSize);
     const shortWindow = req.lowLatency === true || (req.partial && req.shortPartialWindows === true && decoding.shortPartialWindows);
     let context: number[] = [];
-    // A request given more cores runs both models on the wider sessions once they are loaded.
-    const wide = this.wideFor(req.cores ?? 1);
-    const decoder = wide?.decoder ?? this.decoder;
 
     const segments: TimedSegment[] = [];
     const stats: WhisperTranscribeResult["stats"] = [];
@@ -248,12 +227,12 @@ export class WhisperEngine implements Engine {
       const offset = seek / WHISPER_SAMPLE_RATE;
       const windowSeconds = window.length / WHISPER_SAMPLE_RATE;
       await stopIfAborted(signal);
-      const hidden = await this.encode(window, decoding, wide, windowShort, signal);
+      const hidden = await this.encode(window, decoding, req.cores ?? 1, windowShort, signal);
       await stopIfAborted(signal);
       /** The cross-attention caches the language detection computed on this window's encoder output. */
       let detectedCross: DecoderCache["cross"] | undefined;
       if (language === undefined) {
-        const chosen = await this.chooseLanguage(hidden, req.languages, req.languagePrior, decoder);
+        const chosen = await this.chooseLanguage(hidden, req.languages, req.languagePrior);
         language = chosen.language;
         languageProbabilities = chosen.probabilities;
         detectedCross = chosen.cross;
@@ -302,7 +281,7 @@ export class WhisperEngine implements Engine {
       };
       // Every attempt of this window starts with the same first call (prompt and encoder output).
       let first: Promise<DecoderStep> | undefined;
-      const firstCall = () => (first ??= decoder.run(prompt, hidden, detectedCross ? decoder.startingFrom(detectedCross) : null));
+      const firstCall = () => (first ??= this.decoder.run(prompt, hidden, detectedCross ? this.decoder.startingFrom(detectedCross) : null));
       // Temperature fallback as faster-whisper does it: stop at the first result that passes the
       // checks (or is silence); when none does, keep the likeliest of those that are not too
       // repetitive (of all, if every one is). A low-latency request falls back for repetition
@@ -311,7 +290,7 @@ export class WhisperEngine implements Engine {
       const tried: { result: SearchResult; ratio: number; temperature: number; overrun: boolean }[] = [];
       let chosen: (typeof tried)[number] | undefined;
       for (const t of temperatures) {
-        const result = await decodeWindow(decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
+        const result = await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
           prompt, sotIndex: led ? null : context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, temperature: t, random, signal, firstCall,
           loopChecks: this.loopChecks,
         });
@@ -407,22 +386,20 @@ export class WhisperEngine implements Engine {
     hidden: ort.Tensor,
     languages?: string[],
     prior?: Record<string, number>,
-    decoder = this.decoder,
   ): Promise<{ language: string; probabilities?: LanguageProbability[]; cross?: DecoderCache["cross"] }> {
     if (!this.cfg.multilingual) return { language: "en" };
     if (languages && languages.length === 1) {
       this.tokenizer.languageToken(languages[0]);
       return { language: languages[0] };
     }
-    const { probabilities, cache } = await this.languageProbs(hidden, languages, decoder);
+    const { probabilities, cache } = await this.languageProbs(hidden, languages);
     return { language: withPrior(probabilities, prior), probabilities, cross: cache.cross };
   }
 
   async dispose(): Promise<void> {
-    const wide = await this.wide?.sessions;
-    this.wide = null;
-    await wide?.encoder.release();
-    await wide?.decoderSession.release();
+    const wide = await this.wideEncoder?.session;
+    this.wideEncoder = null;
+    await wide?.release();
     await this.encoder.release();
     await this.decoderSession.release();
     await this.aligner?.release();
