@@ -12,7 +12,7 @@
  *   only rows at the same length can share a call at all.
  *
  * Also timed: one row's step (a greedy step) against the beam's, and the beam's step on two
- * intra-op threads (the engine's wider session for a lone decode).
+ * intra-op threads (what a lone decode's wider session would give the decoder).
  *
  * `bun bench/batching/run.ts [--models whisper-tiny.en,whisper-base] [--reps 20]`; prints a table
  * and writes bench/results/batching.json.
@@ -135,7 +135,7 @@ async function measure(model: string): Promise<ModelResult> {
     dec.push({ sessions: s, rows: s * BEAM, batchedMs: batched, separateMs: s * separate, vsSeparate: batched / (s * separate) });
   }
   // What a step's cost is made of: one row (a greedy step) against the beam's five; and the beam's
-  // step on the engine's wider session (the threads of a lone decode, not spinning).
+  // step on two threads that do not spin, as the engine's wider encoder session for a lone decode.
   const oneRow = stepFeeds(1, true, 1);
   const oneRowMs = await median(REPS, () => decoder.run(oneRow));
   const wide = await ort.InferenceSession.create(cfg.decoderPath, { ...options, intraOpNumThreads: 2, extra: { session: { intra_op: { allow_spinning: "0" } } } });

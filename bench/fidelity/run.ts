@@ -105,7 +105,7 @@ const coordinator = await InProcessCoordinator.create({ modelsDir, threads: Numb
 const svc = await startTestService({ modelsDir: vadModelsDir, coordinator: { capabilities: () => coordinator.capabilities(), transcribe: (j, s) => coordinator.transcribe(j, s), close: async () => {} } });
 const caps = await coordinator.capabilities();
 // Loaded and warmed as the service does at start (ENGINE_WARM_UP, the default): the first clip
-// does not pay for loading the engines, nor the wider sessions of a lone decode.
+// does not pay for loading the engines, nor the wider encoder of a lone decode.
 await coordinator.warm(warmUpRequests());
 
 /** The WebSocket's default messages: partials, finals, speech events (explicit, as the defaults are). */
