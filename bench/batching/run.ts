@@ -19,17 +19,17 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import * as ort from "onnxruntime-node";
 import { loadWhisperConfig } from "../../workers/engines/whisper/config.ts";
 import { WhisperEncoder } from "../../workers/engines/whisper/encoder.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const arg = (name: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const MODELS = (arg("models") ?? "whisper-tiny.en,whisper-base").split(",");
-const REPS = Number(arg("reps") ?? 20);
+const { values: args } = parseArgs({
+  options: { models: { type: "string", default: "whisper-tiny.en,whisper-base" }, reps: { type: "string", default: "20" } },
+});
+const MODELS = args.models.split(",");
+const REPS = Number(args.reps);
 const BEAM = 5;
 const SESSIONS = [1, 2, 4];
 const ENCODER_BATCH = [1, 2];
@@ -130,8 +130,8 @@ async function measure(model: string): Promise<ModelResult> {
   const single = stepFeeds(1, true);
   const separate = await median(REPS, () => decoder.run(single));
   for (const s of SESSIONS) {
-    const batchFeeds = stepFeeds(s, false);
-    const batched = s === 1 ? separate : await median(REPS, () => decoder.run(batchFeeds));
+    const batchFeeds = s === 1 ? null : stepFeeds(s, false);
+    const batched = batchFeeds ? await median(REPS, () => decoder.run(batchFeeds)) : separate;
     dec.push({ sessions: s, rows: s * BEAM, batchedMs: batched, separateMs: s * separate, vsSeparate: batched / (s * separate) });
   }
   // What a step's cost is made of: one row (a greedy step) against the beam's five; and the beam's
