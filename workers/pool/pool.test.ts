@@ -130,3 +130,29 @@ describe("engine pool", () => {
     }
   });
 });
+
+describe("engine pool on Whisper tiny.en (real weights)", () => {
+  const models = resolve(process.env.MODELS_DIR ?? resolve(import.meta.dir, "../../models"));
+  const whisper: EngineSpec = { id: "whisper-tiny.en", family: "whisper", dir: resolve(models, "whisper-tiny.en"), options: { nMels: 80 } };
+  const jfk = readWavFile(resolve(SHARED, "audio/jfk.wav")).samples;
+
+  test("a partial that finds the one worker in a background beam search runs first; the background decode is run again, whole", async () => {
+    const one = new EnginePool({ threads: 1, queueLimit: 8 });
+    try {
+      const background = { audio: jfk, partial: false, beamSize: 5 };
+      const alone = await one.run(whisper, background, undefined, "background");
+      const order: string[] = [];
+      const revised = one.run(whisper, background, undefined, "background").then((r) => (order.push("background"), r));
+      // Inside its beam search: the encoder has run.
+      await Bun.sleep(600);
+      expect(one.load.running).toBe(1);
+      const partial = await one.run(whisper, { audio: jfk, partial: true }).then((r) => (order.push("partial"), r));
+      expect(partial.text.toLowerCase()).toContain("country");
+      expect(order).toEqual(["partial"]);
+      expect((await revised).text).toBe(alone.text);
+      expect(one.preempted).toBe(1);
+    } finally {
+      await one.close();
+    }
+  }, 60_000);
+});

@@ -6,7 +6,10 @@
  * Priorities (`DecodePriority`): the queue holds finals, then speculative finals, then partials,
  * then background decodes, first come first served within each. A running partial is not preempted: on Whisper the encoder
  * call (most of a short decode) cannot be cut short, so a preempted partial kept its worker nearly
- * as long and its work was lost (bench/latency/README.md).
+ * as long and its work was lost (bench/latency/README.md). A running background decode is: when a
+ * more urgent job finds no worker free, the background job is asked to stop (its beam search ends
+ * at its next step) and queued again, so a revision of committed words never holds a stream's
+ * partials or a final behind its seconds-long beam search on a pool of one thread.
  *
  * Idle cores: a final or speculative final that finds every worker idle and no other job waiting,
  * while no two jobs have overlapped for `widenQuietMs`, runs on the first worker with every core
@@ -53,6 +56,8 @@ interface Job {
   pinned?: { slot: number; cores: number };
   /** performance.now() when a worker took it, and the cores it was given. */
   started?: { at: number; cores: number };
+  /** A background job asked to stop for a more urgent one: queued again when its worker answers that it stopped. */
+  preempted?: boolean;
 }
 
 interface Slot {
@@ -81,6 +86,8 @@ export class EnginePool {
   private overlappedAt = -Infinity;
   /** Jobs that ran with more than one core (diagnostics, tests). */
   widened = 0;
+  /** Background jobs asked to stop for a more urgent one (each queued again). */
+  preempted = 0;
   /** Engine-seconds spent per engine id (see `engineSeconds`). */
   private readonly spent = new Map<string, number>();
 
@@ -127,12 +134,13 @@ export class EnginePool {
         signal.addEventListener("abort", job.onAbort, { once: true });
       }
       if (!this.widenWhenIdle) {
-        if (free) this.start(free, job, 1);
-        else this.enqueue(job);
-        return;
+        if (free) return this.start(free, job, 1);
+        this.enqueue(job);
+        return this.preempt();
       }
       this.enqueue(job);
-      if (free && !this.placing) {
+      if (!free) this.preempt();
+      else if (!this.placing) {
         this.placing = true;
         setImmediate(() => {
           this.placing = false;
@@ -193,6 +201,20 @@ export class EnginePool {
       }
       this.start(slot, next, 1);
     }
+  }
+
+  /**
+   * A more urgent job waits and every worker is busy: a worker running a background job is asked to
+   * stop it (one at a time); `onMessage` queues it again.
+   */
+  private preempt(): void {
+    if (this.slots.some((s) => !s.job) || !this.queue.some((j) => !j.pinned && j.priority !== "background")) return;
+    if (this.slots.some((s) => s.job?.preempted)) return;
+    const slot = this.slots.find((s) => s.job && !s.job.pinned && s.job.priority === "background");
+    if (!slot) return;
+    slot.job!.preempted = true;
+    this.preempted++;
+    slot.worker.postMessage({ type: "abort", jobId: slot.job!.id } satisfies ToWorker);
   }
 
   /** Queues a job after every job of its priority or a more urgent one, before the less urgent. */
@@ -258,6 +280,12 @@ export class EnginePool {
     if (!job || job.id !== msg.jobId) return; // an aborted job's late answer
     slot.job = undefined;
     this.count(job);
+    if (job.preempted && msg.type === "error" && msg.error.name === "AbortError") {
+      job.preempted = false;
+      job.started = undefined;
+      this.enqueue(job);
+      return this.drain(slot);
+    }
     if (msg.type === "result") this.settle(job, undefined, msg.result);
     else this.settle(job, Object.assign(new Error(msg.error.message), { name: msg.error.name }));
     this.drain(slot);
@@ -298,7 +326,7 @@ export class EnginePool {
     // result is then dropped.
     const running = this.slots.find((s) => s.job === job);
     if (running) {
-      running.job = { ...job, resolve: () => {}, reject: () => {}, signal: undefined };
+      running.job = { ...job, resolve: () => {}, reject: () => {}, signal: undefined, preempted: false };
       running.worker.postMessage({ type: "abort", jobId: job.id } satisfies ToWorker);
     }
     this.settle(job, abortError(job.signal!));
