@@ -64,7 +64,7 @@ describe("streamed partials and finals on Whisper tiny.en", () => {
   const jfk = readWavFile(path.join(sharedAudio, "jfk.wav")).samples;
   const reference = norm("And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.");
 
-  test("partials arrive while jfk.wav is spoken, committed words are never taken back, the final extends them", async () => {
+  test("partials arrive while jfk.wav is spoken, committed words are never taken back by a partial, the final extends them", async () => {
     // 0.5 s of silence, the 11-s utterance (its pauses are shorter than the endpointing window), 2 s of silence.
     const samples = new Float32Array(jfk.length + 2.5 * RATE);
     samples.set(jfk, RATE / 2);
@@ -86,7 +86,7 @@ describe("streamed partials and finals on Whisper tiny.en", () => {
 
     // Two successive partials agree on the committed words (LocalAgreement-2: those ending at least
     // the commit margin before the audio end of both partials, once the utterance is long enough),
-    // which every later partial and the final start with.
+    // which every later partial starts with.
     const { commitMarginS, minCommitAudioS } = STREAMING_PROFILES.balanced;
     const timed = (u: Utterance) => u.words.map((w) => ({ word: normalizeWord(w.word), end: w.end })).filter((w) => w.word !== "");
     const texts = partials.map((m) => timed(m.data.utterance).map((w) => w.word));
@@ -101,7 +101,11 @@ describe("streamed partials and finals on Whisper tiny.en", () => {
       const agreed = texts[i]!.slice(0, n);
       expect(startsWith(agreed, committed)).toBe(true);
       committed = agreed.length > committed.length ? agreed : committed;
-      for (const later of [...texts.slice(i + 1), finalWords]) expect(startsWith(later, agreed)).toBe(true);
+      for (const later of texts.slice(i + 1)) expect(startsWith(later, agreed)).toBe(true);
+      // The final re-reads them with the final settings (`reviseCommitted`): where a reading has
+      // about as much text, it replaces them ("asked not" → "ask not"), so the final starts with
+      // them or with a close reading of them.
+      expect(wordEdits(agreed, finalWords.slice(0, agreed.length))).toBeLessThanOrEqual(Math.max(1, Math.floor(0.2 * agreed.length)));
     }
     expect(committed.length).toBeGreaterThan(3);
     // Committed words plus the tail (empty when the partials in the pause already committed everything).
@@ -117,6 +121,7 @@ describe("streamed partials and finals on Whisper tiny.en", () => {
     const inside = beforeFinal.filter((m) => ackEnd(m) > final.data.utterance.start + 1 && ackEnd(m) < speechEnd - 0.5);
     const partialEnds = partials.map((m) => m.data.utterance.end as number);
     const atWords = inside.filter((m) => partialEnds.every((end) => Math.abs(ackEnd(m) - end) > 0.05));
+    if (process.env.DEBUG_STREAMING) console.log("ACKS", beforeFinal.map(ackEnd).join(" "), "PARTIAL ENDS", partialEnds.join(" "));
     expect(atWords.length).toBeGreaterThanOrEqual(1);
     // Each such ack covers only words shown in an earlier partial, and not the last 0.25 s of its audio.
     for (const ack of atWords) {
