@@ -84,7 +84,7 @@ describe("engine pool", () => {
     }
   });
 
-  test("with every worker idle a lone final gets every core; jobs placed together, partials, background decodes, and a final soon after an overlap, one each", async () => {
+  test("with every worker idle a lone final gets every core; jobs placed together, partials, and a final soon after an overlap, one each", async () => {
     const two = new EnginePool({ threads: 2, queueLimit: 8 });
     try {
       expect((await two.run(spec, { audio, partial: false })).text).toBe("a");
@@ -92,9 +92,6 @@ describe("engine pool", () => {
       await two.run(spec, { audio, partial: false }, undefined, "speculative");
       expect(two.widened).toBe(2);
       await two.run(spec, { audio, partial: true });
-      expect(two.widened).toBe(2);
-      // a background decode keeps one core: a partial arriving during it gets the other to itself
-      await two.run(spec, { audio, partial: false }, undefined, "background");
       expect(two.widened).toBe(2);
       // two finals submitted in one turn: neither takes both cores
       const both = await Promise.all([two.run(spec, { audio, partial: false }), two.run(spec, { audio, partial: false })]);

@@ -194,7 +194,7 @@ export class EnginePool {
       const alone = this.queue.length === 0 && this.slots.every((s) => !s.job);
       const now = performance.now();
       if (!alone) this.overlappedAt = now;
-      if (alone && (next.priority === "final" || next.priority === "speculative") && now - this.overlappedAt >= this.widenQuietMs) {
+      if (alone && next.priority !== "partial" && now - this.overlappedAt >= this.widenQuietMs) {
         this.widened++;
         this.start(this.slots[0]!, next, this.threads);
         return;
