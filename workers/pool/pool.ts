@@ -11,7 +11,7 @@
  * at its next step) and queued again, so a revision of committed words never holds a stream's
  * partials or a final behind its seconds-long beam search on a pool of one thread.
  *
- * Idle cores: a final or speculative final that finds every worker idle and no other job waiting,
+ * Idle cores: a final, speculative final or background decode that finds every worker idle and no other job waiting,
  * while no two jobs have overlapped for `widenQuietMs`, runs on the first worker with every core
  * of the pool (`TranscribeRequest.cores`; Whisper's encoder then takes 2 threads: tiny.en's 180 ms
  * → 100 ms on this project's 2-core machine). A job arriving during a widened one shares the
