@@ -513,7 +513,7 @@ describe("speculative final at a pause", () => {
     expect(calls.map((c) => c.speculative)).toEqual([true]);
   });
 
-  test("a speculative final asked before the utterance before it was recognized is not the final: the final decodes once it is", async () => {
+  test("a pause's speculative final waits for the utterance before it to be recognized, then decodes with its text, and is the final", async () => {
     let context = "";
     let recognize!: () => void;
     let pending: Promise<void> | null = new Promise<void>((r) => (recognize = r));
@@ -528,21 +528,66 @@ describe("speculative final at a pause", () => {
         return { text: word, language: "en", confidence: 1, words: [w(word, 0.1, 0.5)], noSpeech: false };
       },
     });
-    stream.partial(new Float32Array(RATE), true); // the pause: decoded while the one before is pending
-    await stream.idle();
-    expect(calls.map((c) => [c.req.speculative, c.context])).toEqual([[true, ""]]);
-    const final = stream.finish(new Float32Array(RATE - 200));
+    stream.partial(new Float32Array(RATE), true); // the pause, while the utterance before is pending
     await Bun.sleep(5);
-    expect(calls.length).toBe(1); // the final's decode waits for the recognition
+    expect(calls.length).toBe(0); // no decode the final would throw away
     context = "Three.";
     pending = null;
     recognize();
+    await stream.idle();
+    expect(calls.map((c) => [c.req.speculative ?? false, c.context])).toEqual([[true, "Three."]]);
+    expect((await stream.finish(new Float32Array(RATE - 200))).text).toBe("Four.");
+    expect(calls.length).toBe(1);
+    expect(stream.stats.finalReused).toBe(true);
+    expect(stream.stats.contextWaits).toBe(1);
+  });
+
+  test("the final asked while the pause's decode waits for the utterance before: one decode, once that one is recognized", async () => {
+    let context = "";
+    let recognize!: () => void;
+    let pending: Promise<void> | null = new Promise<void>((r) => (recognize = r));
+    const calls: { req: StreamDecodeRequest; context: string }[] = [];
+    const stream = new UtteranceStream({
+      profile: STREAMING_PROFILES.balanced,
+      context: () => context,
+      contextPending: () => pending,
+      decode: async (req) => {
+        calls.push({ req, context });
+        return { text: "Four.", language: "en", confidence: 1, words: [w("Four.", 0.1, 0.5)], noSpeech: false };
+      },
+    });
+    stream.partial(new Float32Array(RATE), true);
+    const final = stream.finish(new Float32Array(RATE - 200));
+    await Bun.sleep(5);
+    expect(calls.length).toBe(0);
+    context = "Three.";
+    const was = pending;
+    pending = null;
+    recognize();
+    await was;
     expect((await final).text).toBe("Four.");
-    expect(calls.map((c) => [c.req.speculative ?? false, c.context])).toEqual([
-      [true, ""],
-      [false, "Three."],
-    ]);
-    expect(stream.stats.finalReused).toBe(false);
+    expect(calls.map((c) => [c.req.speculative ?? false, c.context])).toEqual([[false, "Three."]]);
+  });
+
+  test("speech resuming while the pause's decode waits for the utterance before: the pause is not decoded, the new audio is", async () => {
+    let recognize!: () => void;
+    let pending: Promise<void> | null = new Promise<void>((r) => (recognize = r));
+    const calls: StreamDecodeRequest[] = [];
+    const stream = new UtteranceStream({
+      profile: { ...STREAMING_PROFILES.balanced, partialHoldMs: 0 },
+      contextPending: () => pending,
+      decode: async (req) => {
+        calls.push(req);
+        return { text: "Four five.", language: "en", confidence: 1, words: [w("Four", 0.1, 0.5), w("five.", 1.1, 1.5)], noSpeech: false };
+      },
+    });
+    stream.partial(new Float32Array(RATE), true);
+    await Bun.sleep(5);
+    stream.partial(new Float32Array(2 * RATE)); // speech again
+    await stream.idle();
+    expect(calls.map((c) => [c.speculative ?? false, c.audio.length])).toEqual([[false, 2 * RATE]]);
+    pending = null;
+    recognize();
   });
 
   test("a speculative final asked once every utterance before it was recognized is the final", async () => {

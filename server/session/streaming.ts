@@ -163,6 +163,8 @@ export class UtteranceStream {
   /** Clock time (ms) before which no partial decode starts (the recognizer is behind), and what ends the rest early. */
   private restUntil = 0;
   private wake: (() => void) | null = null;
+  /** A pause's decode is waiting for the utterances before this one to be recognized (`untilRecognized`). */
+  private awaitingContext = false;
   /** Clock time (ms) since which partial audio has been waiting for a decode (null: none waiting); see `holdPartialsMs`. */
   private heldSince: number | null = null;
   /** Utterance seconds up to which a quiet stretch was decoded on its own and held words (`checkQuiet`). */
@@ -176,7 +178,7 @@ export class UtteranceStream {
   /** Seconds of the utterance where the buffer was last cut (0: never). */
   private lastCutS = 0;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
-  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0, revised: 0 };
+  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0, revised: 0, contextWaits: 0 };
 
   constructor(private readonly opts: UtteranceStreamOptions) {
     this.rate = opts.sampleRate ?? 16000;
@@ -220,6 +222,7 @@ export class UtteranceStream {
     } else {
       this.queued = audio;
       this.heldSince ??= this.now();
+      if (this.awaitingContext) this.wake?.(); // speech resumed: the pause's decode is moot
     }
     this.running ??= this.runPartials();
   }
@@ -235,6 +238,20 @@ export class UtteranceStream {
           if (now < this.restUntil) this.stats.rests++;
           await this.sleepUntil(Math.max(this.restUntil, holdEnd));
           continue;
+        }
+      }
+      if (pause && !this.finished) {
+        // The final does not use a speculative final prompted before the utterances before it are
+        // recognized (their text is its prompt and lead): rather than spend an engine on a decode
+        // it would throw away, the pause's decode waits for them. Speech resuming drops it.
+        // Once they are (or their recognition failed) it decodes, with no second look.
+        const pending = this.opts.contextPending?.() ?? null;
+        if (pending !== null) {
+          if (this.queued !== null) {
+            this.queuedPause = null;
+            continue;
+          }
+          if (!(await this.untilRecognized(pending))) continue;
         }
       }
       this.heldSince = null;
@@ -313,6 +330,30 @@ export class UtteranceStream {
       }
       this.wake = done;
     });
+  }
+
+  /**
+   * Waits for the utterances before this one to be recognized: true once they are, false when new
+   * audio or the final ended the wait first.
+   */
+  private async untilRecognized(pending: Promise<unknown>): Promise<boolean> {
+    this.stats.contextWaits++;
+    this.awaitingContext = true;
+    const settled = await new Promise<boolean>((resolve) => {
+      const self = this;
+      function woken() {
+        if (self.wake === woken) self.wake = null;
+        resolve(false);
+      }
+      this.wake = woken;
+      const done = () => {
+        if (this.wake === woken) this.wake = null;
+        resolve(true);
+      };
+      pending.then(done, done);
+    });
+    this.awaitingContext = false;
+    return settled;
   }
 
   /** Resolves once no decode is running or waiting. */
