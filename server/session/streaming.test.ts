@@ -513,10 +513,11 @@ describe("speculative final at a pause", () => {
     expect(calls.map((c) => c.speculative)).toEqual([true]);
   });
 
-  test("a pause's speculative final waits for the utterance before it to be recognized, then decodes with its text, and is the final", async () => {
+  /** A stream whose utterance before is being recognized until `recognize()`, which also sets the context it leaves. */
+  function afterPending() {
     let context = "";
-    let recognize!: () => void;
-    let pending: Promise<void> | null = new Promise<void>((r) => (recognize = r));
+    let release!: () => void;
+    let pending: Promise<void> | null = new Promise<void>((r) => (release = r));
     const calls: { req: StreamDecodeRequest; context: string }[] = [];
     const stream = new UtteranceStream({
       profile: STREAMING_PROFILES.balanced,
@@ -528,12 +529,22 @@ describe("speculative final at a pause", () => {
         return { text: word, language: "en", confidence: 1, words: [w(word, 0.1, 0.5)], noSpeech: false };
       },
     });
+    const recognize = async () => {
+      const was = pending!;
+      context = "Three.";
+      pending = null;
+      release();
+      await was;
+    };
+    return { stream, calls, recognize };
+  }
+
+  test("a pause's speculative final waits for the utterance before it to be recognized, then decodes with its text, and is the final", async () => {
+    const { stream, calls, recognize } = afterPending();
     stream.partial(new Float32Array(RATE), true); // the pause, while the utterance before is pending
     await Bun.sleep(5);
     expect(calls.length).toBe(0); // no decode the final would throw away
-    context = "Three.";
-    pending = null;
-    recognize();
+    await recognize();
     await stream.idle();
     expect(calls.map((c) => [c.req.speculative ?? false, c.context])).toEqual([[true, "Three."]]);
     expect((await stream.finish(new Float32Array(RATE - 200))).text).toBe("Four.");
@@ -543,28 +554,12 @@ describe("speculative final at a pause", () => {
   });
 
   test("the final asked while the pause's decode waits for the utterance before: one decode, once that one is recognized", async () => {
-    let context = "";
-    let recognize!: () => void;
-    let pending: Promise<void> | null = new Promise<void>((r) => (recognize = r));
-    const calls: { req: StreamDecodeRequest; context: string }[] = [];
-    const stream = new UtteranceStream({
-      profile: STREAMING_PROFILES.balanced,
-      context: () => context,
-      contextPending: () => pending,
-      decode: async (req) => {
-        calls.push({ req, context });
-        return { text: "Four.", language: "en", confidence: 1, words: [w("Four.", 0.1, 0.5)], noSpeech: false };
-      },
-    });
+    const { stream, calls, recognize } = afterPending();
     stream.partial(new Float32Array(RATE), true);
     const final = stream.finish(new Float32Array(RATE - 200));
     await Bun.sleep(5);
     expect(calls.length).toBe(0);
-    context = "Three.";
-    const was = pending;
-    pending = null;
-    recognize();
-    await was;
+    await recognize();
     expect((await final).text).toBe("Four.");
     expect(calls.map((c) => [c.req.speculative ?? false, c.context])).toEqual([[false, "Three."]]);
   });
