@@ -18,16 +18,84 @@ export function normalizeWord(word: string): string {
 
 const same = (a: WordTiming, b: WordTiming) => normalizeWord(a.word) === normalizeWord(b.word);
 
-/** Longest common prefix (in words) of all the hypotheses. */
-export function agreedPrefix(hypotheses: WordTiming[][]): number {
-  if (hypotheses.length === 0) return 0;
-  let n = Math.min(...hypotheses.map((h) => h.length));
-  for (const h of hypotheses.slice(1)) {
-    let i = 0;
-    while (i < n && same(h[i]!, hypotheses[0]![i]!)) i++;
-    n = i;
+/**
+ * Words in a row two hypotheses must share after a stretch they read differently for their
+ * agreement to go on past it, and the most words either may have in that stretch. Successive decodes
+ * of a long buffer often read one word differently ("unplug the power cable" / "and run the power
+ * cable"), above all a greedy partial and a beam search, and go on alike: with a strict common
+ * prefix nothing after that word is ever committed, the buffer is never cut, and every decode
+ * (the final's too) covers the whole utterance.
+ */
+const RESYNC_RUN = 4;
+/** Where a disputed stretch may end: words skipped in (older, newer), likeliest first. */
+const RESYNC_SKIPS: [number, number][] = [[1, 1], [1, 0], [0, 1], [2, 2], [2, 1], [1, 2], [2, 0], [0, 2]];
+
+/** From words `i` of `a` and `j` of `b`, which read differently: the skips after which they share `RESYNC_RUN` words. */
+function resync(a: WordTiming[], b: WordTiming[], i: number, j: number): [number, number] | null {
+  for (const [di, dj] of RESYNC_SKIPS) {
+    if (i + di + RESYNC_RUN > a.length || j + dj + RESYNC_RUN > b.length) continue;
+    let k = 0;
+    while (k < RESYNC_RUN && same(a[i + di + k]!, b[j + dj + k]!)) k++;
+    if (k === RESYNC_RUN) return [di, dj];
   }
-  return n;
+  return null;
+}
+
+/** Prefix lengths (in `a`, in `b`) after each word the two agree on, in order (see `RESYNC_RUN`). */
+function agreedEnds(a: WordTiming[], b: WordTiming[]): [number, number][] {
+  const ends: [number, number][] = [];
+  let [i, j] = [0, 0];
+  while (i < a.length && j < b.length) {
+    if (same(a[i]!, b[j]!)) {
+      ends.push([++i, ++j]);
+      continue;
+    }
+    const skip = resync(a, b, i, j);
+    if (skip === null) break;
+    i += skip[0];
+    j += skip[1];
+  }
+  return ends;
+}
+
+/**
+ * Where all the hypotheses agree, the newest last: the prefix lengths (one per hypothesis) after
+ * each word of the newest that every older one reads the same, in order. A stretch of up to two
+ * words read differently does not end the agreement when `RESYNC_RUN` words they share follow it;
+ * the prefixes then differ in length, and the newest's reading of the stretch is the one kept.
+ */
+export function agreedPrefixes(hypotheses: WordTiming[][]): number[][] {
+  const newest = hypotheses.at(-1);
+  if (newest === undefined) return [];
+  const older = hypotheses.slice(0, -1).map((h) => new Map(agreedEnds(h, newest).map(([i, j]) => [j, i])));
+  const out: number[][] = [];
+  for (let j = 1; j <= newest.length; j++) {
+    const at = older.map((m) => m.get(j));
+    if (at.every((i) => i !== undefined)) out.push([...(at as number[]), j]);
+  }
+  return out;
+}
+
+/**
+ * Words in a row, and letters and digits in them, that a decode must share with its prompt to be
+ * taken for a copy of it. A decode prompted with a long stretch of the utterance sometimes writes the
+ * prompt out again instead of its audio ("and you can open the settings, and when the power light
+ * turns on, you can open the settings," for "page in your browser, sign in with the password");
+ * speech that says five words again within one utterance is rare.
+ */
+const COPY_RUN = 5;
+const COPY_CHARS = 16;
+
+/** `words` hold a run of `COPY_RUN` words (of `COPY_CHARS` letters and digits at least) found in a row in `source`. */
+export function copiesFrom(words: WordTiming[], source: WordTiming[]): boolean {
+  const key = (ws: WordTiming[], i: number) => ws.slice(i, i + COPY_RUN).map((w) => normalizeWord(w.word)).join(" ");
+  const runs = new Set<string>();
+  for (let i = 0; i + COPY_RUN <= source.length; i++) runs.add(key(source, i));
+  for (let i = 0; i + COPY_RUN <= words.length; i++) {
+    const k = key(words, i);
+    if (k.replaceAll(" ", "").length >= COPY_CHARS && runs.has(k)) return true;
+  }
+  return false;
 }
 
 /**

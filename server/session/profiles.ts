@@ -43,6 +43,13 @@ export interface StreamingProfile {
   restWhenBehind: number;
   /** Longest rest between partial decodes, seconds. */
   maxRestS: number;
+  /**
+   * Longest wait (ms) of a stream's next partial for a running revision of its committed words
+   * (`reviseCommitted`): queued behind the partials, on an engine they keep busy, a revision would
+   * never finish. Once per attempt (a pause stops a revision, which then starts again); past it
+   * the partials go on and the revision runs beside them.
+   */
+  revisionWaitMs: number;
   /** Every decode asks the engine for latency before accuracy (`TranscribeRequest.lowLatency`). */
   lowLatencyDecodes: boolean;
   /** Partials may be encoded in shorter windows where the model allows it (`TranscribeRequest.shortPartialWindows`). */
@@ -55,9 +62,9 @@ export interface StreamingProfile {
  * uncommitted tail with a beam search at the end.
  */
 export const STREAMING_PROFILES: Record<LatencyProfile, StreamingProfile> = {
-  low_latency: { partialHoldMs: 160, partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, reviseCommitted: false, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: true, shortPartialWindows: true },
-  balanced: { partialHoldMs: 160, partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, reviseCommitted: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: false, shortPartialWindows: true },
-  accurate: { partialHoldMs: 160, partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, reviseCommitted: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, lowLatencyDecodes: false, shortPartialWindows: false },
+  low_latency: { partialHoldMs: 160, partialIntervalMs: 250, agreement: 2, maxBufferS: 6, hardBufferS: 15, finalBeamSize: 1, reuseCoveringDecode: true, reviseCommitted: false, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, revisionWaitMs: 0, lowLatencyDecodes: true, shortPartialWindows: true },
+  balanced: { partialHoldMs: 160, partialIntervalMs: 500, agreement: 2, maxBufferS: 10, hardBufferS: 20, finalBeamSize: 5, reuseCoveringDecode: true, reviseCommitted: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, revisionWaitMs: 4000, lowLatencyDecodes: false, shortPartialWindows: true },
+  accurate: { partialHoldMs: 160, partialIntervalMs: 1000, agreement: 3, maxBufferS: 15, hardBufferS: 25, finalBeamSize: 5, reuseCoveringDecode: false, reviseCommitted: true, commitMarginS: 0.3, minCommitAudioS: 1.5, restWhenBehind: 1, maxRestS: 2, revisionWaitMs: 4000, lowLatencyDecodes: false, shortPartialWindows: false },
 };
 
 export function streamingProfile(name: string | undefined): StreamingProfile {

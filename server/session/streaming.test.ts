@@ -3,7 +3,7 @@ import type { TranscribeResult, WordTiming } from "../../workers/contract/types.
 import { STREAMING_PROFILES, type StreamingProfile } from "./profiles.ts";
 import type { StreamDecodeRequest, StreamView } from "./stream-types.ts";
 import { UtteranceStream } from "./streaming.ts";
-import { afterCommitted, afterReread, agreedPrefix, alignToCommitted, normalizeWord, readingOf, repeatedPairs } from "./overlap.ts";
+import { afterCommitted, afterReread, agreedPrefixes, alignToCommitted, copiesFrom, normalizeWord, readingOf, repeatedPairs } from "./overlap.ts";
 
 const RATE = 16000;
 
@@ -51,11 +51,28 @@ describe("agreement helpers", () => {
     expect(texts(readingOf(reading, between(1.0, 3), words("Well a few girls")))).toBe("a few gulls");
   });
 
-  test("agreedPrefix is the longest prefix every hypothesis shares", () => {
-    expect(agreedPrefix([words("and so my fella"), words("And so, my fellow Americans")])).toBe(3);
-    expect(agreedPrefix([words("a b c"), words("a b c d"), words("a x")])).toBe(1);
-    expect(agreedPrefix([words("a b"), []])).toBe(0);
-    expect(agreedPrefix([])).toBe(0);
+  test("agreedPrefixes: where every hypothesis agrees with the newest, past a short stretch read differently", () => {
+    const ends = (h: string[]) => agreedPrefixes(h.map(words)).map((at) => at.join(","));
+    expect(ends(["and so my fella", "And so, my fellow Americans"])).toEqual(["1,1", "2,2", "3,3"]);
+    expect(ends(["a b c", "a b c d", "a x"])).toEqual(["1,1,1"]);
+    expect(ends(["a b", ""])).toEqual([]);
+    expect(ends([])).toEqual([]);
+    expect(ends(["a b c"])).toEqual(["1", "2", "3"]);
+    // One word read two ways, then four alike: the agreement goes on, the newest's reading kept.
+    expect(ends(["first unplug the power cable and wait", "first and run the power cable and went"])).toEqual(["1,1", "3,4", "4,5", "5,6", "6,7"]);
+    // Fewer than four alike after it: it stops at the disputed word.
+    expect(ends(["unplug the power cable", "and run the power"])).toEqual([]);
+    // More than two words disputed: it stops there too.
+    expect(ends(["a b c d e f g h", "a x y z e f g h"])).toEqual(["1,1"]);
+  });
+
+  test("copiesFrom finds five words in a row of the source, with letters enough", () => {
+    const source = words("then plug it back in and when the power light turns on you can open the settings");
+    expect(copiesFrom(words("and you can open the settings, and when"), source)).toBe(true);
+    expect(copiesFrom(words("page in your browser, sign in with the password"), source)).toBe(false);
+    expect(copiesFrom(words("you can open the door"), source)).toBe(false);
+    // Five short words in a row are not enough text to tell a copy from a number said again.
+    expect(copiesFrom(words("4 1 5 5 5"), words("call 4 1 5 5 5 now"))).toBe(false);
   });
 
   test("alignToCommitted skips the committed words a new decode repeats", () => {
@@ -328,15 +345,45 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
       if (!req.partial && !req.speculative) abortedAtFinal.push(aborted.length);
       return plain(req);
     };
-    // The final decodes the buffer itself (it does not reuse the last partial decode).
-    const stream = new UtteranceStream({ profile: { ...profile, reuseCoveringDecode: false }, decode });
+    // The final decodes the buffer itself (it does not reuse the last partial decode); partials wait
+    // 20 ms for each revision, then go on without it.
+    const stream = new UtteranceStream({ profile: { ...profile, reuseCoveringDecode: false, revisionWaitMs: 20 }, decode });
     const final = await partialsThenFinal(stream);
     expect(stream.stats.cuts).toBeGreaterThan(1);
     expect(aborted.length).toBeGreaterThan(0);
     expect(aborted.length).toBe(started);
     expect(abortedAtFinal).toEqual([started]);
+    expect(stream.stats.revisionWaits).toBeGreaterThanOrEqual(started - 1);
     expect(stream.stats.revised).toBe(0);
     expect(texts(final.words)).toContain("gw3");
+  });
+
+  test("the next partial waits for a running revision of the committed words, so an engine the partials keep busy still runs it", async () => {
+    const log: StreamDecodeRequest[] = [];
+    const plain = scriptedDecode(script, log, (x, i) => (i % 5 === 3 ? `g${x}` : x));
+    const events: string[] = [];
+    const decode = async (req: StreamDecodeRequest) => {
+      if (!req.background) {
+        events.push(req.partial ? "partial" : "final");
+        return plain(req);
+      }
+      events.push("revision");
+      await Bun.sleep(30); // a beam search of seconds of audio
+      events.push("revised");
+      return plain(req);
+    };
+    const stream = new UtteranceStream({ profile, decode });
+    const final = await partialsThenFinal(stream);
+    const started = events.filter((e) => e === "revision").length;
+    expect(started).toBeGreaterThan(1);
+    // No partial decode between a revision's start and its return.
+    // No partial decode between a revision's start and its return (the last one, started by the
+    // last partial, is dropped by the final).
+    expect(events.join(" ").replace(/ revision$/, "")).not.toMatch(/revision (?!revised)/);
+    expect(stream.stats.revisionWaits).toBeGreaterThanOrEqual(started - 1);
+    expect(stream.stats.revised).toBeGreaterThanOrEqual(started - 1);
+    // The revised words replace the greedy partials' misreadings ("gw3", …).
+    expect(texts(final.words.slice(0, 24))).toBe(texts(script.slice(0, 24)));
   });
 
   test("a pause stops a running revision; it starts again once the pause's speculative final has returned", async () => {
@@ -771,6 +818,65 @@ describe("a partial waits holdPartialsMs before its decode", () => {
     expect((await final).text).toBe("hello");
     await Bun.sleep(hold * 2);
     expect(calls).toHaveLength(1);
+  });
+});
+
+/** Streams `until` seconds of silence-free "speech" in partials, then finishes 0.986 s before its end (as `run` above). */
+async function streamed(profile: StreamingProfile, decode: (req: StreamDecodeRequest) => Promise<TranscribeResult>, until = 21) {
+  const views: StreamView[] = [];
+  const stream = new UtteranceStream({ profile, decode, onPartial: (v) => views.push(v) });
+  const audio = new Float32Array(until * RATE);
+  for (let t = 0.5; t <= until; t += profile.partialIntervalMs / 1000) {
+    stream.partial(audio.subarray(0, Math.round(t * RATE)));
+    await stream.idle();
+  }
+  const final = await stream.finish(audio.subarray(0, Math.round((until - 0.986) * RATE)));
+  return { views, final, stream };
+}
+
+describe("decodes that read a word two ways", () => {
+  test("commit the words they agree on after it, so the buffer is still cut", async () => {
+    const script = Array.from({ length: 40 }, (_, i) => w(`w${i}${i % 8 === 7 ? "." : ""}`, i * 0.5, i * 0.5 + 0.45));
+    const profile: StreamingProfile = { ...STREAMING_PROFILES.balanced, maxBufferS: 5, hardBufferS: 8 };
+    const log: StreamDecodeRequest[] = [];
+    const inner = scriptedDecode(script, log);
+    // Every other decode reads w3 as two words, as a greedy partial and a beam search read one word differently.
+    let n = 0;
+    const decode = async (req: StreamDecodeRequest) => {
+      const r = await inner(req);
+      if (req.background || n++ % 2 === 0) return r;
+      const words = r.words.flatMap((x) => (x.word === "w3" ? [{ ...x, word: "double" }, { ...x, word: "you" }] : [x]));
+      return { ...r, words, text: texts(words) };
+    };
+    const { views, final, stream } = await streamed(profile, decode);
+    expect(stream.stats.cuts).toBeGreaterThan(0);
+    expect(stream.stats.maxDecodedSeconds).toBeLessThanOrEqual(profile.hardBufferS + profile.partialIntervalMs / 1000);
+    expectNoRetraction([...views, final]);
+    expect(final.text.replace("double you", "w3")).toBe(texts(script));
+  });
+});
+
+describe("a decode that writes its prompt out again", () => {
+  test("is decoded again without the prompt, as are the later decodes of its buffer", async () => {
+    const vocabulary = "harbor quiet early morning fishing boats rocked gently against wooden pier while gulls circled above water looking scraps master walked along dock holding coffee checking ropes counting weather report promised calm light winds village knew rare autumn storms arrived".split(" ");
+    const script = vocabulary.map((x, i) => w(`${x}${i % 8 === 7 ? "." : ""}`, i * 0.5, i * 0.5 + 0.45));
+    const profile: StreamingProfile = { ...STREAMING_PROFILES.balanced, maxBufferS: 5, hardBufferS: 8 };
+    const log: StreamDecodeRequest[] = [];
+    const inner = scriptedDecode(script, log);
+    // Prompted with more than eight words, a decode of the buffer reads its prompt's last ten words.
+    const decode = async (req: StreamDecodeRequest) => {
+      const prompt = req.previousText.split(" ").filter((x) => x !== "");
+      if (req.background || prompt.length <= 8) return inner(req);
+      log.push(req);
+      const words = prompt.slice(-10).map((x, i) => w(x, i * 0.4, i * 0.4 + 0.3));
+      return { text: texts(words), language: "en", confidence: 0.9, words, noSpeech: false };
+    };
+    const { views, final, stream } = await streamed(profile, decode);
+    expect(final.text).toBe(texts(script));
+    for (const v of views) expect(new Set(v.words.map((x) => x.word)).size).toBe(v.words.length);
+    expect(stream.stats.promptCopies).toBeGreaterThan(0);
+    // Once per buffer: the decodes after a copy go unprompted until the buffer is cut again.
+    expect(stream.stats.promptCopies).toBeLessThanOrEqual(stream.stats.cuts);
   });
 });
 

@@ -7,9 +7,10 @@
  *   arrives while one runs is decoded next (only the newest), so the cadence is
  *   max(partial interval, decode time).
  * - LocalAgreement-n: the words after the committed ones are *tentative*; the longest prefix that
- *   the last `agreement` decodes share (compared without case and punctuation) is committed, up to
- *   the last word that ends `commitMarginS` before the end of the audio in each of those decodes, and
- *   only once the utterance has `minCommitAudioS` of audio.
+ *   the last `agreement` decodes share (compared without case and punctuation; a stretch of up to
+ *   two words read differently, followed by four read alike, does not end it: `agreedPrefixes`) is
+ *   committed, up to the last word that ends `commitMarginS` before the end of the audio in each of
+ *   those decodes, and only once the utterance has `minCommitAudioS` of audio.
  *   Committed words are never taken back: every partial starts with them. The final does too,
  *   unless the profile revises them (`reviseCommitted`, below).
  * - Bounded cost: once the buffer is longer than `maxBufferS`, it is cut at the end of the latest
@@ -18,7 +19,9 @@
  *   last committed word whatever it is. A decode therefore never covers more than about
  *   `hardBufferS` plus one partial interval of audio. A buffer starts 0.3 s before its cut; what
  *   a decode re-reads of the words before the cut is left out, as the committed words it repeats
- *   are (matched by letters and digits, `overlap.ts`).
+ *   are (matched by letters and digits, `overlap.ts`). A decode that writes out five words of its
+ *   prompt in a row (`copiesFrom`) read its prompt, not its audio: it is decoded again unprompted,
+ *   as are the later decodes of that buffer.
  * - Shedding when the recognizer is behind: a partial decode that took longer (from its request to
  *   its result: the engine's queue plus the decode) than the partial interval means the engine has
  *   more work than it keeps up with; the next partial decode of the utterance then starts only after
@@ -36,7 +39,9 @@
  *   with little audio after them, are misheard less when decoded again with the final settings and
  *   more of their audio. Committed words cut out of the buffer are decoded again so, once, when
  *   `REVISION_TAIL_S` of audio follow the cut (`revise`); the buffer's committed words are read
- *   again by the final's own final-settings decode of the buffer. The final shows those readings
+ *   again by the final's own final-settings decode of the buffer. The stream's next partial waits
+ *   for a running revision (`revisionWaitMs`), which otherwise, queued behind the partials, would
+ *   not finish on an engine they keep busy. The final shows those readings
  *   where they read about as much text; partials keep showing the committed words, so their prefix
  *   stays stable.
  * - The final is the committed words plus the tail: the tail of the newest decode that covered the
@@ -50,7 +55,7 @@
  * The module knows no engine and no session: it is given a `decode` function.
  */
 import type { TranscribeResult, WordTiming } from "../../workers/contract/types.ts";
-import { afterCommitted, afterReread, agreedPrefix, readingOf, repeatedPairs, textLength } from "./overlap.ts";
+import { afterCommitted, afterReread, agreedPrefixes, copiesFrom, readingOf, repeatedPairs, textLength } from "./overlap.ts";
 import type { StreamView, UtteranceStreamOptions } from "./stream-types.ts";
 
 /** Seconds of audio before a buffer cut that the next decodes still cover (see `UtteranceStream.cut`). */
@@ -132,6 +137,10 @@ interface Revision {
   due: number;
   /** Starts an attempt on the utterance audio so far. */
   start: (audio: Float32Array) => void;
+  /** A partial has waited for the running attempt (`StreamingProfile.revisionWaitMs`). */
+  waited: boolean;
+  /** Settles when the running attempt has returned, failed or been aborted. */
+  returned: Promise<void>;
 }
 
 /** The streaming state of one utterance. */
@@ -175,10 +184,12 @@ export class UtteranceStream {
   private quiet: { d: Decoded; wordEnd: number } | null = null;
   /** Revisions of the committed words cut out of the buffer, in order (see `revise`). */
   private readonly revisions: Revision[] = [];
+  /** The buffer start (samples) whose decodes go unprompted: one of them wrote its prompt out again (`copiesFrom`). */
+  private promptlessFrom = -1;
   /** Seconds of the utterance where the buffer was last cut (0: never). */
   private lastCutS = 0;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
-  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0, revised: 0, contextWaits: 0 };
+  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0, revised: 0, contextWaits: 0, promptCopies: 0, revisionWaits: 0 };
 
   constructor(private readonly opts: UtteranceStreamOptions) {
     this.rate = opts.sampleRate ?? 16000;
@@ -237,6 +248,18 @@ export class UtteranceStream {
         if (now < this.restUntil || now < holdEnd) {
           if (now < this.restUntil) this.stats.rests++;
           await this.sleepUntil(Math.max(this.restUntil, holdEnd));
+          continue;
+        }
+        // A revision of this utterance's committed words runs first (for a while: `revisionWaitMs`).
+        // A pause or the final ends the wait.
+        const revising = this.revisions.find((r) => !r.settled && r.attempt !== null && !r.waited);
+        const wait = this.opts.profile.revisionWaitMs;
+        if (revising && wait > 0) {
+          revising.waited = true;
+          this.stats.revisionWaits++;
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          await this.until(Promise.race([revising.returned, new Promise<void>((r) => (timer = setTimeout(r, wait)))]));
+          clearTimeout(timer);
           continue;
         }
       }
@@ -339,7 +362,14 @@ export class UtteranceStream {
   private async untilRecognized(pending: Promise<unknown>): Promise<boolean> {
     this.stats.contextWaits++;
     this.awaitingContext = true;
-    const settled = await new Promise<boolean>((resolve) => {
+    const settled = await this.until(pending);
+    this.awaitingContext = false;
+    return settled;
+  }
+
+  /** Waits for `pending` to settle: true once it has, false when `wake` (a pause, the final) came first. */
+  private until(pending: Promise<unknown>): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
       const self = this;
       function woken() {
         if (self.wake === woken) self.wake = null;
@@ -352,8 +382,6 @@ export class UtteranceStream {
       };
       pending.then(done, done);
     });
-    this.awaitingContext = false;
-    return settled;
   }
 
   /** Resolves once no decode is running or waiting. */
@@ -446,7 +474,8 @@ export class UtteranceStream {
     return (this.opts.contextPending?.() ?? null) !== null;
   }
 
-  private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number, speculative = false, signal?: AbortSignal, prompt = true): Promise<Decoded> {
+  private async decodeBuffer(audio: Float32Array, partial: boolean, beamSize: number, speculative = false, signal?: AbortSignal, promptAsked = true): Promise<Decoded> {
+    const prompt = promptAsked && this.promptlessFrom !== this.bufferStart;
     const buffer = audio.subarray(Math.min(this.bufferStart, audio.length));
     const previousText = prompt ? this.promptText() : "";
     const seconds = buffer.length / this.rate;
@@ -465,10 +494,17 @@ export class UtteranceStream {
     // Fewer words and fewer letters and digits than the committed words it should repeat (a number
     // written in fewer words is not a skip).
     const before = this.beforeBuffer();
+    const reread = afterReread(words, before, []);
+    // A decode that wrote its prompt out again read none of its audio: this buffer's decodes go
+    // unprompted from now on, this one first.
+    if (prompt && copiesFrom(reread, this.revisedDone().filter((w) => w.end <= offset + 0.01))) {
+      this.stats.promptCopies++;
+      this.promptlessFrom = this.bufferStart;
+      return this.decodeBuffer(audio, partial, beamSize, speculative, signal, false);
+    }
     const lastEnd = words.at(-1)?.end ?? offset;
     const skipped = (words.length < this.committed.length && textLength(words) < SKIP_RATIO * textLength(this.committed)) || lastEnd < this.heardUntil - STOPPED_EARLY_S;
     this.heardUntil = Math.max(this.heardUntil, lastEnd);
-    const reread = afterReread(words, before, []);
     const tentative = afterCommitted(reread, this.committed);
     const decoded: Decoded = { audioEnd: audio.length, tentative, reread, bufferStart: this.bufferStart, language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped, lastEnd, provisional };
     this.latest = decoded;
@@ -486,16 +522,16 @@ export class UtteranceStream {
     }
     if (this.history.length < n) return;
     if (d.audioEnd / this.rate < this.opts.profile.minCommitAudioS) return;
-    let agreed = agreedPrefix(this.history);
-    // In each agreeing decode, the word ends the margin before that decode's audio does.
+    // In each agreeing decode, the word ends the margin before that decode's audio does; and none
+    // past the commit limit.
     const margin = this.opts.profile.commitMarginS;
-    const settled = (k: number) => this.history.every((h, i) => h[k - 1]!.end <= this.historyEnds[i]! - margin);
-    while (agreed > 0 && !settled(agreed)) agreed--;
-    while (agreed > 0 && d.tentative[agreed - 1]!.end > this.commitLimit) agreed--;
-    if (agreed === 0) return;
+    const settled = (at: number[]) => this.history.every((h, i) => at[i] === 0 || h[at[i]! - 1]!.end <= this.historyEnds[i]! - margin) && d.tentative[at.at(-1)! - 1]!.end <= this.commitLimit;
+    const at = agreedPrefixes(this.history).findLast(settled);
+    if (at === undefined) return;
+    const agreed = at.at(-1)!;
     // The newest decode's spelling and timings are kept.
     this.committed.push(...d.tentative.slice(0, agreed));
-    this.history = this.history.map((h) => h.slice(agreed));
+    this.history = this.history.map((h, i) => h.slice(at[i]));
     d.tentative = d.tentative.slice(agreed);
   }
 
@@ -561,13 +597,13 @@ export class UtteranceStream {
    */
   private revise(from: number, moved: WordTiming[], start: number, due: number, span: { from: number; to: number }, previousText: string): void {
     const offset = start / this.rate;
-    const revision: Revision = { from, count: moved.length, words: null, settled: false, attempt: null, due, start: () => {} };
+    const revision: Revision = { from, count: moved.length, words: null, settled: false, attempt: null, due, start: () => {}, waited: false, returned: Promise.resolve() };
     const middle = (w: WordTiming) => (w.start + w.end) / 2 + offset;
     const use = (r: TranscribeResult) => {
       const heard = (r.noSpeech ? [] : r.words).filter((w) => w.word.trim() !== "");
       const read = readingOf(heard, (w) => middle(w) >= span.from && middle(w) < span.to, moved).map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
       const [n, c] = [textLength(read), textLength(moved)];
-      if (n >= SKIP_RATIO * c && SKIP_RATIO * n <= c && repeatsNoMore(read, moved)) {
+      if (n >= SKIP_RATIO * c && SKIP_RATIO * n <= c && repeatsNoMore(read, moved) && !copiesFrom(read, this.done.slice(0, from))) {
         revision.words = read;
         this.stats.revised++;
       }
@@ -576,10 +612,11 @@ export class UtteranceStream {
       const audio = utterance.subarray(start, Math.min(utterance.length, due));
       const req = { audio, previousText, partial: false, background: true, beamSize: this.opts.profile.finalBeamSize };
       const attempt = (revision.attempt = new AbortController());
+      revision.waited = false;
       this.stats.decodes++;
       this.stats.decodedSeconds += audio.length / this.rate;
       this.stats.maxDecodedSeconds = Math.max(this.stats.maxDecodedSeconds, audio.length / this.rate);
-      this.opts.decode(req, attempt.signal).then(
+      revision.returned = this.opts.decode(req, attempt.signal).then(
         (r) => {
           if (attempt.signal.aborted) return;
           use(r);
