@@ -926,8 +926,11 @@ describe("a final-settings decode that stopped early", () => {
       context: "earlier words",
       decode: async (req) => {
         calls.push(req);
-        const end = req.audio.length / RATE;
-        const words = req.partial ? all.filter((x) => x.end <= end) : all.slice(0, heard(req));
+        // The words inside the request's audio (a view of the utterance's), times relative to it.
+        const from = req.audio.byteOffset / Float32Array.BYTES_PER_ELEMENT / RATE;
+        const to = from + req.audio.length / RATE;
+        const inside = all.filter((x) => x.start >= from - 1e-6 && x.end <= to + 1e-6).map((x) => ({ ...x, start: x.start - from, end: x.end - from }));
+        const words = req.partial ? inside : inside.slice(0, heard(req));
         return { text: texts(words), language: "en", confidence: 1, words, noSpeech: false };
       },
     });
@@ -952,15 +955,21 @@ describe("a final-settings decode that stopped early", () => {
     ]);
   });
 
-  test("a second reading that ends earlier does not replace the first", async () => {
-    // Prompted, it stops after w4 (2.4 s); unprompted, after w1.
+  test("a second reading that ends earlier does not replace the first; the audio after both is decoded on its own", async () => {
+    // Prompted, it stops after w4 (2.4 s); unprompted, after w1. The rest (from 2.1 s), prompted
+    // with the text so far, is read to its end.
     const { text, calls } = await final((req) => (req.previousText !== "" ? 5 : 2));
-    expect(text).toBe(texts(all.slice(0, 5)));
-    expect(calls).toHaveLength(3);
+    expect(text).toBe(texts(all));
+    expect(calls).toEqual([
+      [true, "earlier words"],
+      [false, "earlier words"],
+      [false, ""],
+      [false, `earlier words ${texts(all.slice(0, 5))}`],
+    ]);
   });
 
   test("within 2 s of an earlier decode's words is the final", async () => {
-    // It stops after w6 (3.4 s): 1.5 s before w9's end.
+    // It stops after w6 (3.4 s): 1.5 s before w9's end. Nothing is decoded after it.
     const { text, calls } = await final(() => 7);
     expect(text).toBe(texts(all.slice(0, 7)));
     expect(calls).toHaveLength(2);

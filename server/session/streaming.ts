@@ -50,7 +50,8 @@
  *   search settings. A decode with less text than the committed words it should repeat skipped
  *   audio (Whisper does when the prompt ends mid-sentence), as did one whose text stops well before
  *   where an earlier decode of the utterance heard words: the final then decodes the buffer again,
- *   without the prompt if needed.
+ *   without the prompt if needed; when that reading stops early too, the audio after its last word
+ *   is decoded on its own and appended (`decodeRest`).
  *
  * The module knows no engine and no session: it is given a `decode` function.
  */
@@ -189,7 +190,7 @@ export class UtteranceStream {
   /** Seconds of the utterance where the buffer was last cut (0: never). */
   private lastCutS = 0;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
-  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0, revised: 0, contextWaits: 0, promptCopies: 0, revisionWaits: 0 };
+  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0, revised: 0, contextWaits: 0, promptCopies: 0, revisionWaits: 0, continued: 0 };
 
   constructor(private readonly opts: UtteranceStreamOptions) {
     this.rate = opts.sampleRate ?? 16000;
@@ -437,6 +438,8 @@ export class UtteranceStream {
         const again = await this.decodeBuffer(audio, false, p.finalBeamSize, false, undefined, false);
         d = again.skipped && again.lastEnd < first.lastEnd ? first : again;
         d.seconds = first.seconds + again.seconds;
+        // Both readings stopped before words an earlier decode heard: the rest is decoded on its own.
+        if (d.lastEnd < this.heardUntil - STOPPED_EARLY_S) d = await this.decodeRest(audio, d, p.finalBeamSize);
       }
     } else {
       // The newest decode's tail. It saw the utterance plus a little of the pause after it, so its
@@ -509,6 +512,34 @@ export class UtteranceStream {
     const decoded: Decoded = { audioEnd: audio.length, tentative, reread, bufferStart: this.bufferStart, language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped, lastEnd, provisional };
     this.latest = decoded;
     return decoded;
+  }
+
+  /**
+   * A final-settings decode `d` whose words stop early (Whisper ended its window with a timestamp
+   * long before its audio ends, and the rest went unread), with the audio after its last word (and
+   * the committed words') decoded on its own: prompted with the text so far, from `CUT_OVERLAP_S`
+   * before that word's end; what it re-reads of the words before is left out, as after a cut.
+   */
+  private async decodeRest(audio: Float32Array, d: Decoded, beamSize: number): Promise<Decoded> {
+    const said = [...this.committed, ...d.tentative];
+    const fromS = Math.max(d.lastEnd, said.at(-1)?.end ?? 0);
+    const from = Math.max(this.bufferStart, Math.round(Math.max(0, fromS - CUT_OVERLAP_S) * this.rate));
+    if (audio.length - from < STOPPED_EARLY_S * this.rate) return d;
+    const rest = audio.subarray(from);
+    const offset = from / this.rate;
+    const previousText = [this.promptText(), ...said.map((w) => w.word)].join(" ").trim();
+    this.stats.decodes++;
+    this.stats.decodedSeconds += rest.length / this.rate;
+    this.stats.continued++;
+    const asked = this.now();
+    const r = await this.opts.decode({ audio: rest, previousText, partial: false, beamSize });
+    const words = (r.noSpeech ? [] : r.words)
+      .filter((w) => w.word.trim() !== "")
+      .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
+    const more = afterReread(words, said.filter((w) => w.end > offset + 0.01), []);
+    const seconds = d.seconds + (this.now() - asked) / 1000;
+    if (more.length === 0) return { ...d, seconds };
+    return { ...d, tentative: [...d.tentative, ...more], reread: [...d.reread, ...more], lastEnd: more.at(-1)!.end, skipped: false, seconds };
   }
 
   /** LocalAgreement: commits the prefix the last `agreement` decodes share. */
