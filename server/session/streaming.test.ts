@@ -376,7 +376,6 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     const final = await partialsThenFinal(stream);
     const started = events.filter((e) => e === "revision").length;
     expect(started).toBeGreaterThan(1);
-    // No partial decode between a revision's start and its return.
     // No partial decode between a revision's start and its return (the last one, started by the
     // last partial, is dropped by the final).
     expect(events.join(" ").replace(/ revision$/, "")).not.toMatch(/revision (?!revised)/);
