@@ -94,6 +94,10 @@ const REPEAT_SLACK = 2;
 /** A re-reading `read` of the committed words `words` does not repeat itself more than they do. */
 const repeatsNoMore = (read: WordTiming[], words: WordTiming[]) => repeatedPairs(read) <= repeatedPairs(words) + REPEAT_SLACK;
 
+/** The words a decode heard (none when it heard no speech), trimmed, timed from `offset` (utterance seconds). */
+const heardWords = (r: TranscribeResult, offset: number): WordTiming[] =>
+  (r.noSpeech ? [] : r.words).filter((w) => w.word.trim() !== "").map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
+
 const SENTENCE_END = /[.?!…。？！]["')\]]*$/;
 
 interface Decoded {
@@ -491,9 +495,7 @@ export class UtteranceStream {
     const provisional = prompt && this.provisional();
     const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }), ...(speculative ? { speculative } : {}), ...(leadable ? { leadable } : {}) }, signal);
     const decodeSeconds = (this.now() - asked) / 1000;
-    const words = (r.noSpeech ? [] : r.words)
-      .filter((w) => w.word.trim() !== "")
-      .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
+    const words = heardWords(r, offset);
     // Fewer words and fewer letters and digits than the committed words it should repeat (a number
     // written in fewer words is not a skip).
     const before = this.beforeBuffer();
@@ -533,9 +535,7 @@ export class UtteranceStream {
     this.stats.continued++;
     const asked = this.now();
     const r = await this.opts.decode({ audio: rest, previousText, partial: false, beamSize });
-    const words = (r.noSpeech ? [] : r.words)
-      .filter((w) => w.word.trim() !== "")
-      .map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
+    const words = heardWords(r, offset);
     const more = afterReread(words, said.filter((w) => w.end > offset + 0.01), []);
     const seconds = d.seconds + (this.now() - asked) / 1000;
     if (more.length === 0) return { ...d, seconds };
@@ -629,10 +629,9 @@ export class UtteranceStream {
   private revise(from: number, moved: WordTiming[], start: number, due: number, span: { from: number; to: number }, previousText: string): void {
     const offset = start / this.rate;
     const revision: Revision = { from, count: moved.length, words: null, settled: false, attempt: null, due, start: () => {}, waited: false, returned: Promise.resolve() };
-    const middle = (w: WordTiming) => (w.start + w.end) / 2 + offset;
+    const middle = (w: WordTiming) => (w.start + w.end) / 2;
     const use = (r: TranscribeResult) => {
-      const heard = (r.noSpeech ? [] : r.words).filter((w) => w.word.trim() !== "");
-      const read = readingOf(heard, (w) => middle(w) >= span.from && middle(w) < span.to, moved).map((w) => ({ ...w, word: w.word.trim(), start: w.start + offset, end: w.end + offset }));
+      const read = readingOf(heardWords(r, offset), (w) => middle(w) >= span.from && middle(w) < span.to, moved);
       const [n, c] = [textLength(read), textLength(moved)];
       if (n >= SKIP_RATIO * c && SKIP_RATIO * n <= c && repeatsNoMore(read, moved) && !copiesFrom(read, this.done.slice(0, from))) {
         revision.words = read;
