@@ -98,6 +98,48 @@ export function copiesFrom(words: WordTiming[], source: WordTiming[]): boolean {
   return false;
 }
 
+/** Longest unit of words looked for by `loopFreeLength`. */
+const MAX_LOOP_WORDS = 6;
+
+/**
+ * Times in a row a unit of words makes a loop in committed text. Dictated digits repeat ("5, 5, 5",
+ * "0000"), as does a word now and then ("no, no, no"); a phrase said three times running is rare,
+ * and a decode of noise or of digits it cannot make out often is one ("The hero is one." over and
+ * over, "41, 41, 41").
+ */
+function loopTimes(unit: string[]): number {
+  if (unit.every((w) => /^\d+$/.test(w))) return 5;
+  return unit.length === 1 ? 4 : 3;
+}
+
+/**
+ * How many of `added` (a decode's words after the committed ones, `before`) can be committed
+ * without a repetition loop: up to the word where a unit of words (up to `MAX_LOOP_WORDS`) repeated
+ * in a row goes past `loopTimes` − 1 occurrences, when the repetition reaches `loopTimes` or runs on
+ * to the decode's last word or the one before it (the last is often cut off by the end of the
+ * audio, and the rest of the occurrence may follow); else `added.length`. Successive greedy decodes of noise or of digits they cannot make out can
+ * agree on the same loop, each below the engine's own check (which looks within one decode), and
+ * committed words are never taken back.
+ */
+export function loopFreeLength(before: WordTiming[], added: WordTiming[]): number {
+  const context = before.slice(-MAX_LOOP_WORDS * 5);
+  const words = [...context, ...added].map((w) => normalizeWord(w.word));
+  let free = added.length;
+  for (let e = context.length; e < words.length; e++) {
+    for (let n = 1; n <= MAX_LOOP_WORDS && n <= e; n++) {
+      const unit = words.slice(e - n + 1, e + 1);
+      if (unit.includes("") || (n > 1 && unit.every((w) => w === unit[0]))) continue;
+      // The stretch ending at `e` in which every word is the one `n` before it, plus the first unit.
+      let run = 0;
+      while (e - run - n >= 0 && words[e - run] === words[e - run - n]) run++;
+      const span = run + n;
+      const allowed = (loopTimes(unit) - 1) * n;
+      if (span > allowed && (span >= loopTimes(unit) * n || e >= words.length - 2)) free = Math.min(free, Math.max(0, e - span + 1 + allowed - context.length));
+    }
+  }
+  return free;
+}
+
 /**
  * Edits per committed character up to which a decode still counts as repeating the committed text
  * (a re-spelled or dropped word); beyond it the words are matched as `alignToCommitted` does.

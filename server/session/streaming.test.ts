@@ -3,7 +3,7 @@ import type { TranscribeResult, WordTiming } from "../../workers/contract/types.
 import { STREAMING_PROFILES, type StreamingProfile } from "./profiles.ts";
 import type { StreamDecodeRequest, StreamView } from "./stream-types.ts";
 import { UtteranceStream } from "./streaming.ts";
-import { afterCommitted, afterReread, agreedPrefixes, alignToCommitted, copiesFrom, normalizeWord, readingOf, repeatedPairs } from "./overlap.ts";
+import { afterCommitted, afterReread, agreedPrefixes, alignToCommitted, copiesFrom, loopFreeLength, normalizeWord, readingOf, repeatedPairs } from "./overlap.ts";
 
 const RATE = 16000;
 
@@ -73,6 +73,25 @@ describe("agreement helpers", () => {
     expect(copiesFrom(words("you can open the door"), source)).toBe(false);
     // Five short words in a row are not enough text to tell a copy from a number said again.
     expect(copiesFrom(words("4 1 5 5 5"), words("call 4 1 5 5 5 now"))).toBe(false);
+  });
+
+  test("loopFreeLength stops before the occurrence of a unit that makes it a loop", () => {
+    const free = (before: string, added: string) => loopFreeLength(before === "" ? [] : words(before), words(added));
+    // A phrase a third time: the two before it may be committed, not the third.
+    expect(free("", "The hero is one. The hero is one. The hero is one. The")).toBe(8);
+    expect(free("The hero is one. The hero is one.", "The hero is one.")).toBe(0);
+    expect(free("The hero is one.", "The hero is one. And then")).toBe(6);
+    // A third occurrence cut off by the end of the decode may go on: held too. Broken off, it was speech.
+    expect(free("The hero is one. The hero is one.", "The hero")).toBe(0);
+    expect(free("", "Thank you. Thank you. Thank God it works.")).toBe(8);
+    // A word four times, digits five times.
+    expect(free("", "no, no, no, thanks")).toBe(4);
+    expect(free("the", "the the the the")).toBe(2);
+    expect(free("call 4 1 5,", "5 5 0 0 0 0 1")).toBe(7);
+    expect(free("", "41, 41, 41, 41, 41, 41")).toBe(4);
+    // Digits in pairs three times are still dictation; a unit longer than six words is not looked for.
+    expect(free("", "1 2 1 2 1 2")).toBe(6);
+    expect(free("", "a b c d e f g a b c d e f g a b c d e f g")).toBe(21);
   });
 
   test("alignToCommitted skips the committed words a new decode repeats", () => {
@@ -876,6 +895,23 @@ describe("a decode that writes its prompt out again", () => {
     expect(stream.stats.promptCopies).toBeGreaterThan(0);
     // Once per buffer: the decodes after a copy go unprompted until the buffer is cut again.
     expect(stream.stats.promptCopies).toBeLessThanOrEqual(stream.stats.cuts);
+  });
+});
+
+describe("greedy decodes that agree on a loop", () => {
+  test("do not commit it, and the final reads that audio again with the final settings", async () => {
+    const script = Array.from({ length: 40 }, (_, i) => w(`w${i}${i % 8 === 7 ? "." : ""}`, i * 0.5, i * 0.5 + 0.45));
+    const profile: StreamingProfile = { ...STREAMING_PROFILES.balanced, maxBufferS: 5, hardBufferS: 8 };
+    const log: StreamDecodeRequest[] = [];
+    // Greedy partials hear words 8–23 (noise, say) as one phrase four times over; beam searches hear the words.
+    const loop = ["The", "hero", "is", "one."];
+    const decode = scriptedDecode(script, log, (x, i) => (i >= 8 && i < 24 ? loop[(i - 8) % 4]! : x));
+    const { views, final, stream } = await streamed(profile, decode);
+    const times = (text: string) => text.split("The hero is one.").length - 1;
+    for (const v of views) expect(times(texts(v.committed))).toBeLessThan(3);
+    expect(stream.stats.loopsHeld).toBeGreaterThan(0);
+    expectNoRetraction(views);
+    expect(final.text).toBe(texts(script));
   });
 });
 

@@ -10,7 +10,9 @@
  *   the last `agreement` decodes share (compared without case and punctuation; a stretch of up to
  *   two words read differently, followed by four read alike, does not end it: `agreedPrefixes`) is
  *   committed, up to the last word that ends `commitMarginS` before the end of the audio in each of
- *   those decodes, and only once the utterance has `minCommitAudioS` of audio.
+ *   those decodes, and only once the utterance has `minCommitAudioS` of audio. Words that would make
+ *   the utterance's committed words loop (a phrase a third time in a row: `loopFreeLength`) are not
+ *   committed, and the final does not take them from a greedy decode.
  *   Committed words are never taken back: every partial starts with them. The final does too,
  *   unless the profile revises them (`reviseCommitted`, below).
  * - Bounded cost: once the buffer is longer than `maxBufferS`, it is cut at the end of the latest
@@ -56,7 +58,7 @@
  * The module knows no engine and no session: it is given a `decode` function.
  */
 import type { TranscribeResult, WordTiming } from "../../workers/contract/types.ts";
-import { afterCommitted, afterReread, agreedPrefixes, copiesFrom, readingOf, repeatedPairs, textLength } from "./overlap.ts";
+import { afterCommitted, afterReread, agreedPrefixes, copiesFrom, loopFreeLength, readingOf, repeatedPairs, textLength } from "./overlap.ts";
 import type { StreamView, UtteranceStreamOptions } from "./stream-types.ts";
 
 /** Seconds of audio before a buffer cut that the next decodes still cover (see `UtteranceStream.cut`). */
@@ -194,7 +196,7 @@ export class UtteranceStream {
   /** Seconds of the utterance where the buffer was last cut (0: never). */
   private lastCutS = 0;
   /** Decodes run so far (partial and final) and the seconds of audio they covered. */
-  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0, revised: 0, contextWaits: 0, promptCopies: 0, revisionWaits: 0, continued: 0 };
+  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0, revised: 0, contextWaits: 0, promptCopies: 0, revisionWaits: 0, continued: 0, loopsHeld: 0 };
 
   constructor(private readonly opts: UtteranceStreamOptions) {
     this.rate = opts.sampleRate ?? 16000;
@@ -431,6 +433,8 @@ export class UtteranceStream {
     // A greedy partial that heard nothing (a runaway or repetitive decode is dropped by the engine)
     // does not decide that the utterance was silence: the final-settings decode does.
     if (d?.partial && d.tentative.length === 0 && this.committed.length === 0) d = null;
+    // Nor do words the agreement kept from being committed as a loop come from a greedy decode.
+    if (d?.partial && loopFreeLength(this.committedWords, d.tentative) < d.tentative.length) d = null;
     this.stats.finalReused = d !== null;
     if (d === null) {
       await this.opts.contextPending?.();
@@ -557,7 +561,11 @@ export class UtteranceStream {
     // past the commit limit.
     const margin = this.opts.profile.commitMarginS;
     const settled = (at: number[]) => this.history.every((h, i) => at[i] === 0 || h[at[i]! - 1]!.end <= this.historyEnds[i]! - margin) && d.tentative[at.at(-1)! - 1]!.end <= this.commitLimit;
-    const at = agreedPrefixes(this.history).findLast(settled);
+    // Nothing that would make the utterance's words loop (`loopFreeLength`): those are left to the final.
+    const loopFree = loopFreeLength(this.committedWords, d.tentative);
+    const prefixes = agreedPrefixes(this.history);
+    const at = prefixes.findLast((p) => settled(p) && p.at(-1)! <= loopFree);
+    if ((prefixes.findLast(settled)?.at(-1) ?? 0) > (at?.at(-1) ?? 0)) this.stats.loopsHeld++;
     if (at === undefined) return;
     const agreed = at.at(-1)!;
     // The newest decode's spelling and timings are kept.
