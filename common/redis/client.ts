@@ -80,17 +80,21 @@ function toEntry(stream: string, raw: unknown): StreamEntry | null {
   return { stream, id: id.toString(), fields };
 }
 
-/** XREADGROUP over several streams (">" for each), binary safe; [] when it timed out. */
+/**
+ * XREADGROUP over several streams (">" for each), binary safe; [] when it timed out. `count` is per
+ * stream; `blockMs` null: no waiting (what the streams hold now).
+ */
 export async function readGroup(
   client: RedisClient,
   group: string,
   consumer: string,
   streams: string[],
   count: number,
-  blockMs: number,
+  blockMs: number | null,
 ): Promise<StreamEntry[]> {
   if (streams.length === 0) return [];
-  const args = ["XREADGROUP", "GROUP", group, consumer, "COUNT", String(count), "BLOCK", String(blockMs), "STREAMS", ...streams, ...streams.map(() => ">")];
+  const block = blockMs === null ? [] : ["BLOCK", String(blockMs)];
+  const args = ["XREADGROUP", "GROUP", group, consumer, "COUNT", String(count), ...block, "STREAMS", ...streams, ...streams.map(() => ">")];
   const reply = (await client.sendCommand(args, BINARY)) as unknown;
   const out: StreamEntry[] = [];
   if (!Array.isArray(reply)) return out;

@@ -3,7 +3,9 @@
  * and the workers. Every key starts with a prefix (default `stt`) so several deployments, or tests,
  * can share one Redis.
  *
- *   {p}:jobs:{model}        stream of jobs for one public model (consumer group `workers`)
+ *   {p}:jobs:{model}        stream of urgent jobs (finals, speculative finals) for one public model
+ *                           (consumer group `workers`); `…:partial` and `…:background` hold its
+ *                           partial and background decodes: workers read the urgent stream first
  *   {p}:replies:{gateway}   stream of results for one gateway (consumer group `gateway`)
  *   {p}:deadletter          stream of jobs given up after too many deliveries
  *   {p}:workers             set of registered worker ids
@@ -20,13 +22,23 @@ export const DEFAULT_PREFIX = "stt";
 export const WORKER_GROUP = "workers";
 export const GATEWAY_GROUP = "gateway";
 
+/** A model's job streams, most urgent first (see `RedisKeys.jobs`). */
+export const JOB_TIERS = ["urgent", "partial", "background"] as const;
+export type JobTier = (typeof JOB_TIERS)[number];
+
 export class RedisKeys {
   constructor(readonly prefix: string = DEFAULT_PREFIX) {
     if (!/^[\w.-]+$/.test(prefix)) throw new Error(`invalid Redis key prefix "${prefix}": use letters, digits, '_', '.', '-'`);
   }
 
-  jobs(model: string): string {
-    return `${this.prefix}:jobs:${model}`;
+  /** The stream of one model's jobs of one tier (the urgent one keeps the name of the single stream of earlier versions). */
+  jobs(model: string, tier: JobTier = "urgent"): string {
+    return tier === "urgent" ? `${this.prefix}:jobs:${model}` : `${this.prefix}:jobs:${model}:${tier}`;
+  }
+
+  /** Every job stream of one model, most urgent first. */
+  jobStreams(model: string): string[] {
+    return JOB_TIERS.map((t) => this.jobs(model, t));
   }
 
   replies(gatewayId: string): string {

@@ -15,7 +15,17 @@ describe("job and reply wire format", () => {
     const decoded = decodeJob({ meta: Buffer.from(fields.meta), audio: fields.audio });
     expect(decoded.meta).toMatchObject({ key: jobKey(job), reply: "stt:replies:g1", submittedAt: 1234, model: "trantoria-1" });
     expect(decoded.job.request.audio).toEqual(job.request.audio);
-    expect({ ...decoded.job, request: { ...decoded.job.request, audio: undefined } }).toEqual({ ...job, request: { ...job.request, audio: undefined } });
+    // The priority travels too, by default that of a partial request.
+    expect({ ...decoded.job, request: { ...decoded.job.request, audio: undefined } }).toEqual({ ...job, priority: "partial", request: { ...job.request, audio: undefined } });
+  });
+
+  test("a job's priority travels; one from an older gateway (none) or an unknown one", () => {
+    const background = encodeJob({ ...job, request: { ...job.request, partial: false }, priority: "background" }, "r", 0);
+    expect(decodeJob({ meta: Buffer.from(background.meta), audio: background.audio }).job.priority).toBe("background");
+    const meta = JSON.parse(encodeJob(job, "r", 0).meta);
+    const without = decodeJob({ meta: Buffer.from(JSON.stringify({ ...meta, priority: undefined })), audio: background.audio });
+    expect(without.job.priority).toBeUndefined();
+    expect(() => decodeJob({ meta: Buffer.from(JSON.stringify({ ...meta, priority: "soon" })), audio: background.audio })).toThrow(/unknown priority "soon"/);
   });
 
   test("audio from an unaligned buffer decodes; a length that is not whole samples is refused", () => {

@@ -5,10 +5,16 @@
  * option) and `audio` (the mono float32 samples as little-endian bytes). A result entry has `key`
  * plus either `result` (JSON `TranscribeResult`) or `error` (a message).
  */
-import type { InferenceJob, PublicModel } from "./types.ts";
+import { PRIORITIES, priorityOf, type DecodePriority, type InferenceJob, type PublicModel } from "./types.ts";
 import type { TranscribeRequest, TranscribeResult } from "../engines/types.ts";
+import type { JobTier } from "../../common/redis/keys.ts";
 
 const WIRE_VERSION = 1;
+
+/** The job stream tier of a priority: finals and speculative finals are read before partials, partials before background decodes. */
+export function tierOf(priority: DecodePriority): JobTier {
+  return priority === "partial" ? "partial" : priority === "background" ? "background" : "urgent";
+}
 
 /** Idempotency key of a job: results are unique per (session, utterance, seq). */
 export function jobKey(job: Pick<InferenceJob, "sessionId" | "utteranceId" | "seq">): string {
@@ -27,6 +33,8 @@ export interface JobMeta {
   /** Gateway wall-clock time of the first submission (ms). */
   submittedAt: number;
   request: Omit<TranscribeRequest, "audio">;
+  /** How urgent the job is (absent from jobs of earlier gateways: then as `InferenceJob.priority` defaults). */
+  priority?: DecodePriority;
 }
 
 export interface DecodedJob {
@@ -74,6 +82,7 @@ export function encodeJob(job: InferenceJob, reply: string, submittedAt: number)
     reply,
     submittedAt,
     request,
+    priority: priorityOf(job),
   };
   return { meta: JSON.stringify(meta), audio: audioToBytes(audio) };
 }
@@ -93,6 +102,7 @@ export function decodeJobMeta(meta: Uint8Array | string | undefined): JobMeta {
     throw new Error("job meta lacks key, reply or model");
   }
   if (!m.request || typeof m.request !== "object") throw new Error("job meta lacks request options");
+  if (m.priority !== undefined && !PRIORITIES.includes(m.priority)) throw new Error(`job meta has unknown priority ${JSON.stringify(m.priority)}`);
   return m as JobMeta;
 }
 
@@ -109,6 +119,7 @@ export function decodeJob(fields: Record<string, Buffer>): DecodedJob {
       seq: meta.seq,
       model: meta.model,
       request: { ...meta.request, audio },
+      ...(meta.priority ? { priority: meta.priority } : {}),
     },
   };
 }

@@ -45,6 +45,14 @@ export interface InferenceJob {
  */
 export type DecodePriority = "final" | "speculative" | "partial" | "background";
 
+/** Every priority, most urgent first. */
+export const PRIORITIES: readonly DecodePriority[] = ["final", "speculative", "partial", "background"];
+
+/** A job's priority, explicit or by default (`partial` for a partial request, else `final`). */
+export function priorityOf(job: Pick<InferenceJob, "priority" | "request">): DecodePriority {
+  return job.priority ?? (job.request.partial ? "partial" : "final");
+}
+
 /** Raised when no engine can take the work now (queue full, no worker with room): callers answer 503 / retry. */
 export class NoCapacityError extends Error {
   readonly code = "no_capacity";

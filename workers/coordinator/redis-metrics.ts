@@ -5,13 +5,13 @@ import { capacityFor, type WorkerAdvert } from "../distributed/worker-registry.t
 
 export interface ModelQueueMetrics {
   model: string;
-  /** Jobs in the model's stream: waiting plus running (done jobs are deleted). */
+  /** Jobs in the model's streams (every tier): waiting plus running (done jobs are deleted). */
   depth: number;
   /** Jobs not yet taken by any worker. */
   waiting: number;
   /** Jobs taken by a worker and not yet acknowledged. */
   inFlight: number;
-  /** Age of the oldest job still in the stream (0 when empty), by Redis' clock. */
+  /** Age of the oldest job still in the model's streams (0 when empty), by Redis' clock. */
   oldestAgeMs: number;
   /** Live workers serving the model. */
   workers: number;
@@ -49,21 +49,27 @@ export async function readQueues(
   const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   const perModel: ModelQueueMetrics[] = [];
   for (const model of models) {
-    const stream = keys.jobs(model);
-    const [depth, oldest, groups] = await Promise.all([
-      client.xLen(stream),
-      client.xRange(stream, "-", "+", { COUNT: 1 }),
-      client.xInfoGroups(stream).catch(() => []),
-    ]);
-    const group = groups.find((g) => String(g.name) === WORKER_GROUP);
-    const inFlight = Number(group?.pending ?? 0);
+    // The model's streams of every tier, summed; the oldest job of any.
+    const streams = await Promise.all(
+      keys.jobStreams(model).map(async (stream) => {
+        const [depth, oldest, groups] = await Promise.all([
+          client.xLen(stream),
+          client.xRange(stream, "-", "+", { COUNT: 1 }),
+          client.xInfoGroups(stream).catch(() => []),
+        ]);
+        const group = groups.find((g) => String(g.name) === WORKER_GROUP);
+        return { depth, inFlight: Number(group?.pending ?? 0), oldestAgeMs: oldest?.[0] ? Math.max(0, now - entryTime(oldest[0].id)) : 0 };
+      }),
+    );
+    const depth = streams.reduce((n, x) => n + x.depth, 0);
+    const inFlight = streams.reduce((n, x) => n + x.inFlight, 0);
     const cap = capacityFor(adverts, model);
     perModel.push({
       model,
       depth,
       waiting: Math.max(0, depth - inFlight),
       inFlight,
-      oldestAgeMs: oldest?.[0] ? Math.max(0, now - entryTime(oldest[0].id)) : 0,
+      oldestAgeMs: Math.max(...streams.map((x) => x.oldestAgeMs)),
       ...cap,
     });
   }

@@ -12,7 +12,7 @@
 import { randomUUID } from "node:crypto";
 import { canServe } from "../contract/can-serve.ts";
 import type { TranscribeResult } from "../engines/types.ts";
-import { decodeReply, encodeJob, jobKey, validateJob } from "../contract/codec.ts";
+import { decodeReply, encodeJob, jobKey, tierOf, validateJob } from "../contract/codec.ts";
 import { InferenceFailedError, InferenceTimeoutError } from "../distributed/errors.ts";
 import { GATEWAY_GROUP, RedisKeys } from "../../common/redis/keys.ts";
 import { silentLogger, type Logger } from "../../common/log.ts";
@@ -31,13 +31,17 @@ import {
 import { capacityFor, unionCapabilities, WorkerRegistry, type WorkerAdvert } from "../distributed/worker-registry.ts";
 import { readQueues, type CoordinatorMetrics } from "./redis-metrics.ts";
 import type { RedisCoordinatorOptions, ReplyInfo } from "./redis-options.ts";
-import { NoCapacityError, NoEndpointError, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "../contract/types.ts";
+import { NoCapacityError, NoEndpointError, priorityOf, type InferenceCoordinator, type InferenceJob, type ModelCapability } from "../contract/types.ts";
 
 export type { RedisCoordinatorOptions, ReplyInfo } from "./redis-options.ts";
 
-/** Admission: XADD only while the stream (waiting + running jobs) is below the limit. */
+/**
+ * Admission: XADD to the job's stream (KEYS[1]) only while the model's streams (every KEYS: its
+ * waiting and running jobs of all tiers) hold fewer jobs than the limit.
+ */
 const ADMIT_SCRIPT = `
-local depth = redis.call('XLEN', KEYS[1])
+local depth = 0
+for _, key in ipairs(KEYS) do depth = depth + redis.call('XLEN', key) end
 if depth >= tonumber(ARGV[1]) then return {0, depth} end
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'meta', ARGV[3], 'audio', ARGV[4])
 return {1, id}
@@ -187,7 +191,7 @@ export class RedisCoordinator implements InferenceCoordinator {
     const p: PendingJob = {
       key,
       model: job.model,
-      stream: this.keys.jobs(job.model),
+      stream: this.keys.jobs(job.model, tierOf(priorityOf(job))),
       fields: encodeJob(job, this.replyStream, Date.now()),
       startedAt: Date.now(),
       submitted: false,
@@ -220,7 +224,7 @@ export class RedisCoordinator implements InferenceCoordinator {
       const limit = capacity + this.queueLimit;
       const admit = () =>
         this.client.eval(ADMIT_SCRIPT, {
-          keys: [p.stream],
+          keys: [p.stream, ...this.keys.jobStreams(p.model).filter((k) => k !== p.stream)],
           arguments: [String(limit), String(this.streamMaxLen), p.fields.meta, p.fields.audio],
         }) as Promise<[number, string | number]>;
       const [ok, value] = await withTimeout(

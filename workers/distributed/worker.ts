@@ -17,7 +17,7 @@ import { EnginePool } from "../pool/pool.ts";
 import type { EngineSpec } from "../pool/protocol.ts";
 import { WorkerRegistry, type WorkerAdvert } from "./worker-registry.ts";
 import { decodeJob, decodeJobMeta, encodeReply, type ReplyMessage } from "../contract/codec.ts";
-import { RedisKeys, WORKER_GROUP } from "../../common/redis/keys.ts";
+import { JOB_TIERS, RedisKeys, WORKER_GROUP } from "../../common/redis/keys.ts";
 import { silentLogger, type Logger } from "../../common/log.ts";
 import {
   autoClaim,
@@ -133,8 +133,23 @@ export class InferenceWorker {
     this.log.info("worker stopped", { worker: this.id, ...this.stats });
   }
 
+  /** Every job stream of the models served, most urgent tier first. */
   private streams(): string[] {
-    return this.models.map((m) => this.keys.jobs(m));
+    return JOB_TIERS.flatMap((t) => this.models.map((m) => this.keys.jobs(m, t)));
+  }
+
+  /**
+   * Jobs for `free` slots, the most urgent tier first: what the first tier with jobs holds now (up
+   * to `free` per model); when every stream is empty, the first jobs to arrive in any (one per
+   * stream at most; the pool runs a surplus in priority order). A worker reading one stream in
+   * arrival order would keep a final waiting behind every partial queued before it.
+   */
+  private async readJobs(free: number): Promise<StreamEntry[]> {
+    for (const tier of JOB_TIERS) {
+      const entries = await readGroup(this.reader, WORKER_GROUP, this.id, this.models.map((m) => this.keys.jobs(m, tier)), free, null);
+      if (entries.length > 0) return entries;
+    }
+    return readGroup(this.reader, WORKER_GROUP, this.id, this.streams(), 1, this.s.blockMs);
   }
 
   /** Re-reads MODELS_DIR: which public models this worker serves, with which engine. */
@@ -213,7 +228,7 @@ export class InferenceWorker {
       }
       try {
         const free = this.s.concurrency - this.busyCount;
-        const entries = await readGroup(this.reader, WORKER_GROUP, this.id, streams, free, this.s.blockMs);
+        const entries = await this.readJobs(free);
         for (const entry of entries) void this.process(entry);
       } catch (err) {
         if (!this.running) break;
@@ -285,7 +300,7 @@ export class InferenceWorker {
         if (!spec) throw new Error(`worker ${this.id} does not serve model ${job.model}`);
         try {
           this.log.debug("job started", { worker: this.id, key });
-          result = await this.pool.run(spec, job.request, stopper.signal);
+          result = await this.pool.run(spec, job.request, stopper.signal, job.priority);
         } catch (err) {
           if (!stopper.signal.aborted) throw err;
           await this.dropWithdrawn(entry, key, true);

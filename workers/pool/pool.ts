@@ -23,7 +23,7 @@
 import { settleWithin } from "../../common/timeout.ts";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { NoCapacityError, type DecodePriority } from "../contract/types.ts";
+import { NoCapacityError, priorityOf, type DecodePriority } from "../contract/types.ts";
 import type { TranscribeRequest, TranscribeResult } from "../engines/types.ts";
 import type { EngineSpec, FromWorker, ToWorker } from "./protocol.ts";
 
@@ -128,7 +128,7 @@ export class EnginePool {
       return Promise.reject(new NoCapacityError(`inference queue full (${this.queueLimit} waiting)`));
     }
     return new Promise<TranscribeResult>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, spec, request, priority: priority ?? (request.partial ? "partial" : "final"), resolve, reject, signal, queuedAt: performance.now() };
+      const job: Job = { id: this.nextId++, spec, request, priority: priorityOf({ priority, request }), resolve, reject, signal, queuedAt: performance.now() };
       if (signal) {
         job.onAbort = () => this.abort(job);
         signal.addEventListener("abort", job.onAbort, { once: true });
