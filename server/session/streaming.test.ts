@@ -899,9 +899,10 @@ describe("a decode that writes its prompt out again", () => {
 });
 
 describe("greedy decodes that agree on a loop", () => {
+  const script = Array.from({ length: 40 }, (_, i) => w(`w${i}${i % 8 === 7 ? "." : ""}`, i * 0.5, i * 0.5 + 0.45));
+
   test("do not commit it, and the final reads that audio again with the final settings", async () => {
-    const script = Array.from({ length: 40 }, (_, i) => w(`w${i}${i % 8 === 7 ? "." : ""}`, i * 0.5, i * 0.5 + 0.45));
-    const profile: StreamingProfile = { ...STREAMING_PROFILES.balanced, maxBufferS: 5, hardBufferS: 8 };
+    const profile: StreamingProfile = { ...STREAMING_PROFILES.balanced, maxBufferS: 5, hardBufferS: 20 };
     const log: StreamDecodeRequest[] = [];
     // Greedy partials hear words 8–23 (noise, say) as one phrase four times over; beam searches hear the words.
     const loop = ["The", "hero", "is", "one."];
@@ -912,6 +913,17 @@ describe("greedy decodes that agree on a loop", () => {
     expect(stream.stats.loopsHeld).toBeGreaterThan(0);
     expectNoRetraction(views);
     expect(final.text).toBe(texts(script));
+  });
+
+  test("past the hard buffer limit the loop is committed after all: no decode grows without bound", async () => {
+    const profile: StreamingProfile = { ...STREAMING_PROFILES.balanced, maxBufferS: 3, hardBufferS: 5 };
+    const log: StreamDecodeRequest[] = [];
+    // The greedy partials hear the whole rest of the utterance, from word 8 on, as one phrase over and over.
+    const loop = ["The", "hero", "is", "one."];
+    const decode = scriptedDecode(script, log, (x, i) => (i >= 8 ? loop[(i - 8) % 4]! : x));
+    const { stream } = await streamed(profile, decode);
+    expect(stream.stats.loopsHeld).toBeGreaterThan(0);
+    expect(stream.stats.maxDecodedSeconds).toBeLessThanOrEqual(profile.hardBufferS + 2 * (profile.partialIntervalMs / 1000));
   });
 });
 

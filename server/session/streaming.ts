@@ -12,7 +12,8 @@
  *   committed, up to the last word that ends `commitMarginS` before the end of the audio in each of
  *   those decodes, and only once the utterance has `minCommitAudioS` of audio. Words that would make
  *   the utterance's committed words loop (a phrase a third time in a row: `loopFreeLength`) are not
- *   committed, and the final does not take them from a greedy decode.
+ *   committed while the buffer is within `hardBufferS`, and the final does not take them from a
+ *   greedy decode.
  *   Committed words are never taken back: every partial starts with them. The final does too,
  *   unless the profile revises them (`reviseCommitted`, below).
  * - Bounded cost: once the buffer is longer than `maxBufferS`, it is cut at the end of the latest
@@ -561,8 +562,11 @@ export class UtteranceStream {
     // past the commit limit.
     const margin = this.opts.profile.commitMarginS;
     const settled = (at: number[]) => this.history.every((h, i) => at[i] === 0 || h[at[i]! - 1]!.end <= this.historyEnds[i]! - margin) && d.tentative[at.at(-1)! - 1]!.end <= this.commitLimit;
-    // Nothing that would make the utterance's words loop (`loopFreeLength`): those are left to the final.
-    const loopFree = loopFreeLength(this.committedWords, d.tentative);
+    // Nothing that would make the utterance's words loop (`loopFreeLength`): those are left to the
+    // final. Unless the buffer is past its hard limit: a decode's cost stays bounded, and the words
+    // cut out of the buffer are read again by a revision.
+    const past = (d.audioEnd - this.bufferStart) / this.rate > this.opts.profile.hardBufferS;
+    const loopFree = past ? d.tentative.length : loopFreeLength(this.committedWords, d.tentative);
     const prefixes = agreedPrefixes(this.history);
     const at = prefixes.findLast((p) => settled(p) && p.at(-1)! <= loopFree);
     if ((prefixes.findLast(settled)?.at(-1) ?? 0) > (at?.at(-1) ?? 0)) this.stats.loopsHeld++;
