@@ -115,11 +115,11 @@ function loopTimes(unit: string[]): number {
 /**
  * How many of `added` (a decode's words after the committed ones, `before`) can be committed
  * without a repetition loop: up to the word where a unit of words (up to `MAX_LOOP_WORDS`) repeated
- * in a row goes past `loopTimes` − 1 occurrences, when the repetition reaches `loopTimes` or runs on
- * to the decode's last word or the one before it (the last is often cut off by the end of the
- * audio, and the rest of the occurrence may follow); else `added.length`. Successive greedy decodes of noise or of digits they cannot make out can
- * agree on the same loop, each below the engine's own check (which looks within one decode), and
- * committed words are never taken back.
+ * in a row goes past `loopTimes` − 1 occurrences, when the repetition reaches `loopTimes` or runs
+ * on to the decode's last word or the one before it (the last is often cut off by the end of the
+ * audio, and the rest of the occurrence may follow); else `added.length`. Successive greedy
+ * decodes of noise or of digits they cannot make out can agree on the same loop, each below the
+ * engine's own check (which looks within one decode), and committed words are never taken back.
  */
 export function loopFreeLength(before: WordTiming[], added: WordTiming[]): number {
   const context = before.slice(-MAX_LOOP_WORDS * 5);
