@@ -105,7 +105,7 @@ const MAX_LOOP_WORDS = 6;
  * Times in a row a unit of words makes a loop in committed text. Dictated digits repeat ("5, 5, 5",
  * "0000"), as does a word now and then ("no, no, no"); a phrase said three times running is rare,
  * and a decode of noise or of digits it cannot make out often is one ("The hero is one." over and
- * over, "41, 41, 41").
+ * over, "41, 41, 41, 41, 41").
  */
 function loopTimes(unit: string[]): number {
   if (unit.every((w) => /^\d+$/.test(w))) return 5;
@@ -115,13 +115,14 @@ function loopTimes(unit: string[]): number {
 /**
  * How many of `added` (a decode's words after the committed ones, `before`) can be committed
  * without a repetition loop: up to the word where a unit of words (up to `MAX_LOOP_WORDS`) repeated
- * in a row goes past `loopTimes` − 1 occurrences, when the repetition reaches `loopTimes` or runs
- * on to the decode's last word or the one before it (the last is often cut off by the end of the
- * audio, and the rest of the occurrence may follow); else `added.length`. Successive greedy
+ * in a row goes past `loopTimes` − 1 occurrences, when the repetition reaches `loopTimes` or, with
+ * `open` (more audio may follow), runs on to the decode's last word or the one before it (the last
+ * is often cut off by the end of the audio, and the rest of the occurrence may follow); else
+ * `added.length`. Successive greedy
  * decodes of noise or of digits they cannot make out can agree on the same loop, each below the
  * engine's own check (which looks within one decode), and committed words are never taken back.
  */
-export function loopFreeLength(before: WordTiming[], added: WordTiming[]): number {
+export function loopFreeLength(before: WordTiming[], added: WordTiming[], open = true): number {
   const context = before.slice(-MAX_LOOP_WORDS * 5);
   const words = [...context, ...added].map((w) => normalizeWord(w.word));
   let free = added.length;
@@ -134,7 +135,7 @@ export function loopFreeLength(before: WordTiming[], added: WordTiming[]): numbe
       while (e - run - n >= 0 && words[e - run] === words[e - run - n]) run++;
       const span = run + n;
       const allowed = (loopTimes(unit) - 1) * n;
-      if (span > allowed && (span >= loopTimes(unit) * n || e >= words.length - 2)) free = Math.min(free, Math.max(0, e - span + 1 + allowed - context.length));
+      if (span > allowed && (span >= loopTimes(unit) * n || (open && e >= words.length - 2))) free = Math.min(free, Math.max(0, e - span + 1 + allowed - context.length));
     }
   }
   return free;

@@ -196,8 +196,12 @@ export class UtteranceStream {
   private promptlessFrom = -1;
   /** Seconds of the utterance where the buffer was last cut (0: never). */
   private lastCutS = 0;
-  /** Decodes run so far (partial and final) and the seconds of audio they covered. */
-  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0, revised: 0, contextWaits: 0, promptCopies: 0, revisionWaits: 0, continued: 0, loopsHeld: 0 };
+  /**
+   * Decodes run so far (partial and final) and the seconds of audio they covered; and counts of the
+   * policy's steps (`loopHolds`: agreements that committed fewer words than agreed, to keep a loop
+   * out of the committed words).
+   */
+  readonly stats = { decodes: 0, decodedSeconds: 0, maxDecodedSeconds: 0, cuts: 0, finalReused: false, rests: 0, revised: 0, contextWaits: 0, promptCopies: 0, revisionWaits: 0, continued: 0, loopHolds: 0 };
 
   constructor(private readonly opts: UtteranceStreamOptions) {
     this.rate = opts.sampleRate ?? 16000;
@@ -434,8 +438,9 @@ export class UtteranceStream {
     // A greedy partial that heard nothing (a runaway or repetitive decode is dropped by the engine)
     // does not decide that the utterance was silence: the final-settings decode does.
     if (d?.partial && d.tentative.length === 0 && this.committed.length === 0) d = null;
-    // Nor do words the agreement kept from being committed as a loop come from a greedy decode.
-    if (d?.partial && loopFreeLength(this.committedWords, d.tentative) < d.tentative.length) d = null;
+    // Nor do words the agreement kept from being committed as a loop come from a greedy decode
+    // (nothing follows the final's audio: a repetition cut off at its end is not one).
+    if (d?.partial && loopFreeLength(this.committedWords, d.tentative, false) < d.tentative.length) d = null;
     this.stats.finalReused = d !== null;
     if (d === null) {
       await this.opts.contextPending?.();
@@ -563,13 +568,13 @@ export class UtteranceStream {
     const margin = this.opts.profile.commitMarginS;
     const settled = (at: number[]) => this.history.every((h, i) => at[i] === 0 || h[at[i]! - 1]!.end <= this.historyEnds[i]! - margin) && d.tentative[at.at(-1)! - 1]!.end <= this.commitLimit;
     // Nothing that would make the utterance's words loop (`loopFreeLength`): those are left to the
-    // final. Unless the buffer is past its hard limit: a decode's cost stays bounded, and the words
-    // cut out of the buffer are read again by a revision.
+    // final. Unless the buffer is past its hard limit: a decode's cost stays bounded (and where the
+    // profile revises committed words, those cut out of the buffer are read again).
     const past = (d.audioEnd - this.bufferStart) / this.rate > this.opts.profile.hardBufferS;
     const loopFree = past ? d.tentative.length : loopFreeLength(this.committedWords, d.tentative);
     const prefixes = agreedPrefixes(this.history);
     const at = prefixes.findLast((p) => settled(p) && p.at(-1)! <= loopFree);
-    if ((prefixes.findLast(settled)?.at(-1) ?? 0) > (at?.at(-1) ?? 0)) this.stats.loopsHeld++;
+    if ((prefixes.findLast(settled)?.at(-1) ?? 0) > (at?.at(-1) ?? 0)) this.stats.loopHolds++;
     if (at === undefined) return;
     const agreed = at.at(-1)!;
     // The newest decode's spelling and timings are kept.
