@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { audioToBytes, bytesToAudio, decodeJob, decodeReply, encodeJob, encodeReply, jobKey } from "./codec.ts";
+import { audioToBytes, bytesToAudio, decodeJob, decodeReply, encodeJob, encodeReply, jobKey, validateJob } from "./codec.ts";
 
 const job = {
   sessionId: "s1",
@@ -26,6 +26,7 @@ describe("job and reply wire format", () => {
     const without = decodeJob({ meta: Buffer.from(JSON.stringify({ ...meta, priority: undefined })), audio: background.audio });
     expect(without.job.priority).toBeUndefined();
     expect(() => decodeJob({ meta: Buffer.from(JSON.stringify({ ...meta, priority: "soon" })), audio: background.audio })).toThrow(/unknown priority "soon"/);
+    expect(() => validateJob({ ...job, priority: "soon" as never })).toThrow(/unknown priority "soon"/);
   });
 
   test("audio from an unaligned buffer decodes; a length that is not whole samples is refused", () => {

@@ -67,6 +67,7 @@ export function validateJob(job: InferenceJob): void {
   if (!Number.isFinite(job.seq)) throw new TypeError("inference job needs a numeric seq");
   if (typeof job.model !== "string" || !job.model) throw new TypeError("inference job needs a model");
   if (!job.request || !(job.request.audio instanceof Float32Array)) throw new TypeError("inference job audio must be a Float32Array");
+  if (job.priority !== undefined && !PRIORITIES.includes(job.priority)) throw new TypeError(`inference job has unknown priority ${JSON.stringify(job.priority)}`);
 }
 
 /** Stream fields of a job. */

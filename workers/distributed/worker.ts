@@ -139,16 +139,19 @@ export class InferenceWorker {
   }
 
   /**
-   * Jobs for `free` slots, the most urgent tier first: what the first tier with jobs holds now (up
-   * to `free` per model); when every stream is empty, the first jobs to arrive in any (one per
-   * stream at most; the pool runs a surplus in priority order). A worker reading one stream in
-   * arrival order would keep a final waiting behind every partial queued before it.
+   * Jobs for `free` slots, the most urgent first: what the streams hold now, stream by stream in
+   * `streams()` order, up to `free` in all; when every stream is empty, the first jobs to arrive in
+   * any (one per stream at most: jobs arriving in several streams at once may exceed `free`, and
+   * the pool runs the surplus in priority order). A worker reading one stream in arrival order
+   * would keep a final waiting behind every partial queued before it.
    */
   private async readJobs(free: number): Promise<StreamEntry[]> {
-    for (const tier of JOB_TIERS) {
-      const entries = await readGroup(this.reader, WORKER_GROUP, this.id, this.models.map((m) => this.keys.jobs(m, tier)), free, null);
-      if (entries.length > 0) return entries;
+    const out: StreamEntry[] = [];
+    for (const stream of this.streams()) {
+      if (out.length >= free) return out;
+      out.push(...(await readGroup(this.reader, WORKER_GROUP, this.id, [stream], free - out.length, null)));
     }
+    if (out.length > 0) return out;
     return readGroup(this.reader, WORKER_GROUP, this.id, this.streams(), 1, this.s.blockMs);
   }
 
