@@ -496,9 +496,7 @@ export class UtteranceStream {
     const buffer = audio.subarray(Math.min(this.bufferStart, audio.length));
     const previousText = prompt ? this.promptText() : "";
     const seconds = buffer.length / this.rate;
-    this.stats.decodes++;
-    this.stats.decodedSeconds += seconds;
-    this.stats.maxDecodedSeconds = Math.max(this.stats.maxDecodedSeconds, seconds);
+    this.countDecode(seconds);
     const asked = this.now();
     const offset = this.bufferStart / this.rate;
     const leadable = prompt && offset === 0 && this.done.length === 0;
@@ -540,8 +538,7 @@ export class UtteranceStream {
     const rest = audio.subarray(from);
     const offset = from / this.rate;
     const previousText = [this.promptText(), ...said.map((w) => w.word)].join(" ").trim();
-    this.stats.decodes++;
-    this.stats.decodedSeconds += rest.length / this.rate;
+    this.countDecode(rest.length / this.rate);
     this.stats.continued++;
     const asked = this.now();
     const r = await this.opts.decode({ audio: rest, previousText, partial: false, beamSize });
@@ -550,6 +547,13 @@ export class UtteranceStream {
     const seconds = d.seconds + (this.now() - asked) / 1000;
     if (more.length === 0) return { ...d, seconds };
     return { ...d, tentative: [...d.tentative, ...more], reread: [...d.reread, ...more], lastEnd: more.at(-1)!.end, skipped: false, seconds };
+  }
+
+  /** One more decode of `seconds` of audio in `stats`. */
+  private countDecode(seconds: number): void {
+    this.stats.decodes++;
+    this.stats.decodedSeconds += seconds;
+    this.stats.maxDecodedSeconds = Math.max(this.stats.maxDecodedSeconds, seconds);
   }
 
   /** LocalAgreement: commits the prefix the last `agreement` decodes share. */
@@ -660,9 +664,7 @@ export class UtteranceStream {
       const req = { audio, previousText, partial: false, background: true, beamSize: this.opts.profile.finalBeamSize };
       const attempt = (revision.attempt = new AbortController());
       revision.waited = false;
-      this.stats.decodes++;
-      this.stats.decodedSeconds += audio.length / this.rate;
-      this.stats.maxDecodedSeconds = Math.max(this.stats.maxDecodedSeconds, audio.length / this.rate);
+      this.countDecode(audio.length / this.rate);
       revision.returned = this.opts.decode(req, attempt.signal).then(
         (r) => {
           if (attempt.signal.aborted) return;
