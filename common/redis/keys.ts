@@ -41,6 +41,11 @@ export class RedisKeys {
     return JOB_TIERS.map((t) => this.jobs(model, t));
   }
 
+  /** The job streams of one model that a job of `tier` queues behind: its own tier and the more urgent ones. */
+  jobStreamsUpTo(model: string, tier: JobTier): string[] {
+    return JOB_TIERS.slice(0, JOB_TIERS.indexOf(tier) + 1).map((t) => this.jobs(model, t));
+  }
+
   replies(gatewayId: string): string {
     return `${this.prefix}:replies:${gatewayId}`;
   }

@@ -36,8 +36,10 @@ import { NoCapacityError, NoEndpointError, priorityOf, type InferenceCoordinator
 export type { RedisCoordinatorOptions, ReplyInfo } from "./redis-options.ts";
 
 /**
- * Admission: XADD to the job's stream (KEYS[1]) only while the model's streams (every KEYS: its
- * waiting and running jobs of all tiers) hold fewer jobs than the limit.
+ * Admission: XADD to the job's stream (KEYS[1]) only while the streams in KEYS (the job's tier and
+ * the more urgent ones: their waiting and running jobs) hold fewer jobs than the limit. Jobs of
+ * less urgent tiers do not count: workers read them last, so partials and revisions waiting on a
+ * busy model never get a final refused.
  */
 const ADMIT_SCRIPT = `
 local depth = 0
@@ -224,7 +226,7 @@ export class RedisCoordinator implements InferenceCoordinator {
       const limit = capacity + this.queueLimit;
       const admit = () =>
         this.client.eval(ADMIT_SCRIPT, {
-          keys: [p.stream, ...this.keys.jobStreams(p.model).filter((k) => k !== p.stream)],
+          keys: [p.stream, ...this.keys.jobStreamsUpTo(p.model, tierOf(priorityOf(job))).filter((k) => k !== p.stream)],
           arguments: [String(limit), String(this.streamMaxLen), p.fields.meta, p.fields.audio],
         }) as Promise<[number, string | number]>;
       const [ok, value] = await withTimeout(

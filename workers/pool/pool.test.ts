@@ -62,6 +62,21 @@ describe("engine pool", () => {
     expect(order).toEqual(["running", "final", "partial"]);
   });
 
+  test("partials filling the queue do not get a final refused; a partial or a background decode is", async () => {
+    const order: string[] = [];
+    const track = (name: string, p: Promise<unknown>) => p.then(() => order.push(name));
+    // One running and two waiting: the limit of this pool, all partials.
+    const partials = [0, 1, 2].map((i) => track(`partial-${i}`, pool.run(spec, { audio, partial: true })));
+    const refused = [pool.run(spec, { audio, partial: true }), pool.run(spec, { audio, partial: false }, undefined, "background")];
+    const final = track("final", pool.run(spec, { audio, partial: false }));
+    for (const r of await Promise.allSettled(refused)) {
+      expect(r.status).toBe("rejected");
+      expect((r as PromiseRejectedResult).reason).toBeInstanceOf(NoCapacityError);
+    }
+    await Promise.all([...partials, final]);
+    expect(order).toEqual(["partial-0", "final", "partial-1", "partial-2"]);
+  });
+
   test("finals, then speculative finals, then partials, then background decodes leave the queue, first come first served within each", async () => {
     const order: string[] = [];
     const track = (name: string, p: Promise<unknown>) => p.then(() => order.push(name));

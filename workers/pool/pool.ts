@@ -1,7 +1,8 @@
 /**
  * A pool of worker threads running engines off the main event loop, with a bounded wait queue:
- * each worker runs one job at a time; when every worker is busy and the queue is full, `run`
- * rejects at once with `NoCapacityError`.
+ * each worker runs one job at a time; when the jobs running or waiting that are as urgent as a new
+ * one fill every worker and the queue, `run` rejects it at once with `NoCapacityError` (less urgent
+ * jobs run after it, so they do not count: partials waiting never get a final refused).
  *
  * Priorities (`DecodePriority`): the queue holds finals, then speculative finals, then partials,
  * then background decodes, first come first served within each. A running partial is not preempted: on Whisper the encoder
@@ -122,13 +123,17 @@ export class EnginePool {
     if (this.closed) return Promise.reject(new Error("engine pool is closed"));
     if (signal?.aborted) return Promise.reject(abortError(signal));
     const free = this.slots.find((s) => !s.job);
-    // Jobs waiting for this turn's placement hold a place as surely as running ones.
-    const busy = this.slots.filter((s) => s.job).length;
-    if (busy + this.queue.length >= this.threads + this.queueLimit) {
+    const level = priorityOf({ priority, request });
+    const rank = RANK[level];
+    // Jobs waiting for this turn's placement hold a place as surely as running ones. Less urgent
+    // jobs do not count: they run after this one, so partials waiting never get a final refused.
+    const ahead = (j: Job | undefined) => j !== undefined && RANK[j.priority] <= rank;
+    const before = this.slots.filter((s) => ahead(s.job)).length + this.queue.filter(ahead).length;
+    if (before >= this.threads + this.queueLimit) {
       return Promise.reject(new NoCapacityError(`inference queue full (${this.queueLimit} waiting)`));
     }
     return new Promise<TranscribeResult>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, spec, request, priority: priorityOf({ priority, request }), resolve, reject, signal, queuedAt: performance.now() };
+      const job: Job = { id: this.nextId++, spec, request, priority: level, resolve, reject, signal, queuedAt: performance.now() };
       if (signal) {
         job.onAbort = () => this.abort(job);
         signal.addEventListener("abort", job.onAbort, { once: true });
