@@ -14,6 +14,7 @@ import { createClient } from "redis";
 import { chunks, outcome, ResumingClient, spellingSamples, toPcm16, words } from "../pipeline/helpers.ts";
 import { eventually } from "../distributed/workers.ts";
 import { getSession, onGateway, postSession, startCluster, type Cluster, type GatewayProcess } from "./harness.ts";
+import { RedisKeys } from "../../common/redis/keys.ts";
 
 const TOKENS = ["a", "b", "zero"] as const;
 const init = { model: "trantoria-1", language_config: { languages: ["en"] }, messages_config: { receive_acknowledgments: true } };
@@ -138,12 +139,14 @@ describe("faults", () => {
     for (const f of frames) c.send(f);
     c.stop();
 
-    // Kill the first worker seen holding a job.
-    const stream = `${cluster.prefix}:jobs:trantoria-1`;
+    // Kill the first worker seen holding a job (of any priority tier's stream).
+    const streams = new RedisKeys(cluster.prefix).jobStreams("trantoria-1");
+    const held = async (count: number) =>
+      (await Promise.all(streams.map(async (stream) => (await probe.xPendingRange(stream, "workers", "-", "+", count)).map((p) => ({ stream, ...p }))))).flat();
     let victimId = "";
     await eventually(
       async () => {
-        const pending = await probe.xPendingRange(stream, "workers", "-", "+", 10);
+        const pending = await held(10);
         victimId = pending.find((p) => cluster.workers.some((w) => w.id === p.consumer))?.consumer ?? "";
         return victimId !== "";
       },
@@ -160,8 +163,8 @@ describe("faults", () => {
     const survivor = cluster.workers[0]!;
     // The job the victim held is taken over by the survivor or, when its session no longer wants it (a
     // speculative decode that the final did not use), withdrawn by its gateway: nothing waits on it.
-    const victimJobs = (await probe.xPendingRange(stream, "workers", "-", "+", 100)).filter((p) => p.consumer === victimId).map((p) => p.id);
-    const withdrawn = async () => (await Promise.all(victimJobs.map((id) => probe.xRange(stream, id, id)))).every((r) => (r?.length ?? 0) === 0);
+    const victimJobs = (await held(100)).filter((p) => p.consumer === victimId);
+    const withdrawn = async () => (await Promise.all(victimJobs.map(({ stream, id }) => probe.xRange(stream, id, id)))).every((r) => (r?.length ?? 0) === 0);
     await eventually(async () => survivor.output().includes('"msg":"took over idle job"') || (await withdrawn()), 5_000, "the survivor to take the job over, or its gateway to withdraw it");
     await expectStoredDone(s.id);
 
