@@ -38,14 +38,20 @@ afterAll(async () => {
   await redis?.stop();
 });
 
+/** Runs named jobs on `coordinator`, noting the order in which they complete. */
+function recorder(coordinator: RedisCoordinator) {
+  const order: string[] = [];
+  const run = (name: string, priority: DecodePriority) =>
+    coordinator.transcribe(job(name, priority)).then((r) => {
+      order.push(name);
+      return r;
+    });
+  return { order, run };
+}
+
 describe("job priority across the Redis job streams", () => {
   test("a final queued last runs first; partials before a background decode", async () => {
-    const order: string[] = [];
-    const run = (name: string, priority: DecodePriority) =>
-      gateway.transcribe(job(name, priority)).then((r) => {
-        order.push(name);
-        return r;
-      });
+    const { order, run } = recorder(gateway);
     const busy = run("running", "final");
     await eventually(async () => (await gateway.metrics()).models[0]?.inFlight === 1, 10_000, "the worker to take the first job");
     const later = [run("partial-1", "partial"), run("partial-2", "partial"), run("background", "background")];
@@ -64,12 +70,7 @@ describe("job priority across the Redis job streams", () => {
     const tight = await RedisCoordinator.create({ url: redis.url, prefix, gatewayId: "gw-tight", registryRefreshMs: 100, jobTimeoutMs: 60_000, queueLimit: 1 });
     try {
       await tight.capabilities();
-      const order: string[] = [];
-      const run = (name: string, priority: DecodePriority) =>
-        tight.transcribe(job(name, priority)).then((r) => {
-          order.push(name);
-          return r;
-        });
+      const { order, run } = recorder(tight);
       const running = run("partial-1", "partial");
       await eventually(async () => (await tight.metrics()).models[0]?.inFlight === 1, 10_000, "the worker to take the first partial");
       const waiting = run("partial-2", "partial");
