@@ -151,21 +151,50 @@ describe("engine pool on Whisper tiny.en (real weights)", () => {
   const whisper: EngineSpec = { id: "whisper-tiny.en", family: "whisper", dir: resolve(models, "whisper-tiny.en"), options: { nMels: 80 } };
   const jfk = readWavFile(resolve(SHARED, "audio/jfk.wav")).samples;
 
-  test("a partial that finds the one worker in a background beam search runs first; the background decode is run again, whole", async () => {
+  test("a partial that finds the one worker in a background beam search runs first; the background decode then goes on where it was", async () => {
     const one = new EnginePool({ threads: 1, queueLimit: 8 });
     try {
       const background = { audio: jfk, partial: false, beamSize: 5 };
+      const partialRequest = { audio: jfk, partial: true };
+      await one.run(whisper, partialRequest);
+      let started = performance.now();
       const alone = await one.run(whisper, background, undefined, "background");
+      const aloneMs = performance.now() - started;
+      const partialAlone = await one.run(whisper, partialRequest);
       const order: string[] = [];
       const revised = one.run(whisper, background, undefined, "background").then((r) => (order.push("background"), r));
-      // Inside its beam search: the encoder has run.
-      await Bun.sleep(600);
+      // Well inside its beam search: most of its work is done.
+      await Bun.sleep(0.75 * aloneMs);
       expect(one.load.running).toBe(1);
-      const partial = await one.run(whisper, { audio: jfk, partial: true }).then((r) => (order.push("partial"), r));
-      expect(partial.text.toLowerCase()).toContain("country");
+      const partial = await one.run(whisper, partialRequest).then((r) => (order.push("partial"), r));
+      started = performance.now();
+      expect(partial.text).toBe(partialAlone.text);
       expect(order).toEqual(["partial"]);
       expect((await revised).text).toBe(alone.text);
+      const restMs = performance.now() - started;
       expect(one.preempted).toBe(1);
+      // What was left of it, not the whole decode again.
+      expect(restMs).toBeLessThan(0.5 * aloneMs);
+      expect(one.load).toEqual({ running: 0, queued: 0, oldestQueuedMs: 0 });
+    } finally {
+      await one.close();
+    }
+  }, 60_000);
+
+  test("a suspended background decode that is aborted leaves its worker free for the next job", async () => {
+    const one = new EnginePool({ threads: 1, queueLimit: 8 });
+    try {
+      const stop = new AbortController();
+      const revised = one.run(whisper, { audio: jfk, partial: false, beamSize: 5 }, stop.signal, "background");
+      await Bun.sleep(500);
+      const partial = one.run(whisper, { audio: jfk, partial: true });
+      // Suspended once the partial runs: aborted there, it is rejected at once.
+      while (one.preempted === 0 || one.load.queued === 0) await Bun.sleep(10);
+      stop.abort();
+      await expect(revised).rejects.toThrow();
+      expect((await partial).text.toLowerCase()).toContain("country");
+      expect((await one.run(whisper, { audio: jfk, partial: true })).text.toLowerCase()).toContain("country");
+      expect(one.load).toEqual({ running: 0, queued: 0, oldestQueuedMs: 0 });
     } finally {
       await one.close();
     }

@@ -7,10 +7,12 @@
  * Priorities (`DecodePriority`): the queue holds finals, then speculative finals, then partials,
  * then background decodes, first come first served within each. A running partial is not preempted: on Whisper the encoder
  * call (most of a short decode) cannot be cut short, so a preempted partial kept its worker nearly
- * as long and its work was lost (bench/latency/README.md). A running background decode is: when a
- * more urgent job finds no worker free, the background job is asked to stop (its beam search ends
- * at its next step) and queued again, so a revision of committed words never holds a stream's
- * partials or a final behind its seconds-long beam search on a pool of one thread.
+ * as long and its work was lost (bench/latency/README.md). A running background decode is
+ * suspended: when a more urgent job finds no worker free, the background job is asked to wait at
+ * its engine's next stop point (its beam search's next step), its work so far kept, and goes on
+ * on the same worker once nothing more urgent waits. A revision of committed words thus never
+ * holds a stream's partials or a final behind its seconds-long beam search on a pool of one
+ * thread, and is not started over each time one runs first.
  *
  * Idle cores: a final, speculative final or background decode that finds every worker idle and no other job waiting,
  * while no two jobs have overlapped for `widenQuietMs`, runs on the first worker with every core
@@ -55,15 +57,21 @@ interface Job {
   queuedAt: number;
   /** Warm-up: the worker (index) this job must run on, and the cores it asks for. */
   pinned?: { slot: number; cores: number };
-  /** performance.now() when a worker took it, and the cores it was given. */
+  /** performance.now() when a worker took it (or resumed it), and the cores it was given. */
   started?: { at: number; cores: number };
-  /** A background job asked to stop for a more urgent one: queued again when its worker answers that it stopped. */
-  preempted?: boolean;
+  /** The cores it was started with: a suspended job goes on with them. */
+  cores?: number;
+  /** Aborted while running: its worker's answer is awaited and dropped. */
+  dropped?: boolean;
+  /** A background job asked to wait for a more urgent one (`suspend`), until its worker answers that it waits. */
+  suspending?: boolean;
 }
 
 interface Slot {
   worker: Worker;
   job?: Job;
+  /** Background jobs suspended on this worker, oldest first: each goes on here, and only here. */
+  parked: Job[];
 }
 
 const RANK: Record<DecodePriority, number> = { final: 0, speculative: 1, partial: 2, background: 3 };
@@ -87,7 +95,7 @@ export class EnginePool {
   private overlappedAt = -Infinity;
   /** Jobs that ran with more than one core (diagnostics, tests). */
   widened = 0;
-  /** Background jobs asked to stop for a more urgent one (each queued again). */
+  /** Background jobs suspended for a more urgent one (each resumed later on its worker). */
   preempted = 0;
   /** Engine-seconds spent per engine id (see `engineSeconds`). */
   private readonly spent = new Map<string, number>();
@@ -100,10 +108,11 @@ export class EnginePool {
     for (let i = 0; i < this.threads; i++) this.slots.push(this.spawn());
   }
 
-  /** Jobs running plus jobs waiting, and how long the oldest waiting job has waited. */
+  /** Jobs running plus jobs waiting (queued or suspended), and how long the oldest queued job has waited. */
   get load(): { running: number; queued: number; oldestQueuedMs: number } {
     const oldest = this.queue[0];
-    return { running: this.slots.filter((s) => s.job).length, queued: this.queue.length, oldestQueuedMs: oldest ? performance.now() - oldest.queuedAt : 0 };
+    const parked = this.slots.reduce((n, s) => n + s.parked.length, 0);
+    return { running: this.slots.filter((s) => s.job).length, queued: this.queue.length + parked, oldestQueuedMs: oldest ? performance.now() - oldest.queuedAt : 0 };
   }
 
   /**
@@ -122,13 +131,13 @@ export class EnginePool {
   run(spec: EngineSpec, request: TranscribeRequest, signal?: AbortSignal, priority?: DecodePriority): Promise<TranscribeResult> {
     if (this.closed) return Promise.reject(new Error("engine pool is closed"));
     if (signal?.aborted) return Promise.reject(abortError(signal));
-    const free = this.slots.find((s) => !s.job);
+    const free = this.slots.find((s) => !s.job && s.parked.length === 0);
     const level = priorityOf({ priority, request });
     const rank = RANK[level];
     // Jobs waiting for this turn's placement hold a place as surely as running ones. Less urgent
     // jobs do not count: they run after this one, so partials waiting never get a final refused.
     const ahead = (j: Job | undefined) => j !== undefined && RANK[j.priority] <= rank;
-    const before = this.slots.filter((s) => ahead(s.job)).length + this.queue.filter(ahead).length;
+    const before = this.slots.filter((s) => ahead(s.job)).length + this.queue.filter(ahead).length + this.slots.flatMap((s) => s.parked).filter(ahead).length;
     if (before >= this.threads + this.queueLimit) {
       return Promise.reject(new NoCapacityError(`inference queue full (${this.queueLimit} waiting)`));
     }
@@ -185,11 +194,27 @@ export class EnginePool {
     return index < 0 ? undefined : this.queue.splice(index, 1)[0];
   }
 
+  /**
+   * A free worker with a suspended job resumes it unless a more urgent job waits that it may run:
+   * true when it did.
+   */
+  private resumeOn(slot: Slot): boolean {
+    const parked = slot.parked[0];
+    if (!parked) return false;
+    const next = this.queue.find((j) => !j.pinned || this.slots[j.pinned.slot] === slot);
+    if (next && RANK[next.priority] < RANK[parked.priority]) return false;
+    slot.parked.shift();
+    slot.job = parked;
+    parked.started = { at: performance.now(), cores: parked.cores ?? 1 };
+    slot.worker.postMessage({ type: "resume", jobId: parked.id } satisfies ToWorker);
+    return true;
+  }
+
   /** Starts queued jobs on free workers; a lone urgent job with every worker idle gets every core. */
   private place(): void {
     if (this.closed) return;
     for (const slot of this.slots) {
-      if (slot.job) continue;
+      if (slot.job || this.resumeOn(slot)) continue;
       const next = this.takeFor(slot);
       if (!next) continue;
       if (next.pinned) {
@@ -210,16 +235,16 @@ export class EnginePool {
 
   /**
    * A more urgent job waits and every worker is busy: a worker running a background job is asked to
-   * stop it (one at a time); `onMessage` queues it again.
+   * suspend it (one at a time); `onMessage` parks it on that worker once it waits.
    */
   private preempt(): void {
     if (this.slots.some((s) => !s.job) || !this.queue.some((j) => !j.pinned && j.priority !== "background")) return;
-    if (this.slots.some((s) => s.job?.preempted)) return;
+    if (this.slots.some((s) => s.job?.suspending)) return;
     const slot = this.slots.find((s) => s.job && !s.job.pinned && s.job.priority === "background");
     if (!slot) return;
-    slot.job!.preempted = true;
+    slot.job!.suspending = true;
     this.preempted++;
-    slot.worker.postMessage({ type: "abort", jobId: slot.job!.id } satisfies ToWorker);
+    slot.worker.postMessage({ type: "suspend", jobId: slot.job!.id } satisfies ToWorker);
   }
 
   /** Queues a job after every job of its priority or a more urgent one, before the less urgent. */
@@ -246,7 +271,7 @@ export class EnginePool {
     for (const job of this.queue.splice(0)) this.settle(job, err);
     await Promise.all(
       this.slots.map(async (s) => {
-        if (s.job) this.settle(s.job, err);
+        for (const job of [...(s.job ? [s.job] : []), ...s.parked.splice(0)]) this.settle(job, err);
         s.job = undefined;
         const idle = new Promise<void>((resolve) => {
           s.worker.on("message", (m: FromWorker) => {
@@ -263,7 +288,7 @@ export class EnginePool {
   private spawn(): Slot {
     // Named: the thread shows as `engine` in /proc/<pid>/task/*/comm (the benchmark splits CPU by thread).
     const worker = new Worker(new URL("./worker.ts", import.meta.url), { name: "engine" });
-    const slot: Slot = { worker };
+    const slot: Slot = { worker, parked: [] };
     worker.on("message", (msg: FromWorker) => this.onMessage(slot, msg));
     worker.on("error", (err: unknown) => this.onCrash(slot, err instanceof Error ? err : new Error(String(err))));
     worker.on("exit", (code) => {
@@ -274,6 +299,7 @@ export class EnginePool {
 
   private start(slot: Slot, job: Job, cores: number): void {
     job.started = { at: performance.now(), cores };
+    job.cores = cores;
     slot.job = job;
     const request = cores > 1 ? { ...job.request, cores } : job.request;
     slot.worker.postMessage({ type: "transcribe", jobId: job.id, spec: job.spec, request } satisfies ToWorker);
@@ -283,12 +309,13 @@ export class EnginePool {
     if (msg.type === "idle") return;
     const job = slot.job;
     if (!job || job.id !== msg.jobId) return; // an aborted job's late answer
+    // Aborted while it was being suspended: the worker wakes it to stop, and its answer follows.
+    if (msg.type === "suspended" && job.dropped) return;
     slot.job = undefined;
     this.count(job);
-    if (job.preempted && msg.type === "error" && msg.error.name === "AbortError") {
-      job.preempted = false;
-      job.started = undefined;
-      this.enqueue(job);
+    job.suspending = false;
+    if (msg.type === "suspended") {
+      slot.parked.push(job);
       return this.drain(slot);
     }
     if (msg.type === "result") this.settle(job, undefined, msg.result);
@@ -303,6 +330,7 @@ export class EnginePool {
       this.count(slot.job);
       this.settle(slot.job, err);
     }
+    for (const job of slot.parked.splice(0)) this.settle(job, err);
     slot.job = undefined;
     slot.worker.removeAllListeners();
     void slot.worker.terminate();
@@ -320,6 +348,7 @@ export class EnginePool {
 
   private drain(slot: Slot): void {
     if (this.widenWhenIdle) return this.place();
+    if (this.resumeOn(slot)) return;
     const next = this.takeFor(slot);
     if (next) this.start(slot, next, next.pinned?.cores ?? 1);
   }
@@ -331,8 +360,14 @@ export class EnginePool {
     // result is then dropped.
     const running = this.slots.find((s) => s.job === job);
     if (running) {
-      running.job = { ...job, resolve: () => {}, reject: () => {}, signal: undefined, preempted: false };
+      running.job = { ...job, resolve: () => {}, reject: () => {}, signal: undefined, dropped: true };
       running.worker.postMessage({ type: "abort", jobId: job.id } satisfies ToWorker);
+    }
+    // A suspended one leaves its worker's parked jobs; the worker wakes it to stop (its answer is dropped).
+    const parked = this.slots.find((s) => s.parked.includes(job));
+    if (parked) {
+      parked.parked.splice(parked.parked.indexOf(job), 1);
+      parked.worker.postMessage({ type: "abort", jobId: job.id } satisfies ToWorker);
     }
     this.settle(job, abortError(job.signal!));
   }

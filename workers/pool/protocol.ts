@@ -18,6 +18,13 @@ export type ToWorker =
   | { type: "release"; engineId: string }
   /** The pool no longer wants job `jobId`'s result: its engine may stop early. */
   | { type: "abort"; jobId: number }
+  /**
+   * Job `jobId` should wait, its work so far kept, while a more urgent job runs: the worker answers
+   * `{ type: "suspended" }` once it waits (or the job's result, if it ended first).
+   */
+  | { type: "suspend"; jobId: number }
+  /** A suspended job goes on. */
+  | { type: "resume"; jobId: number }
   /** Dispose every engine and go idle; the worker answers `{ type: "idle" }`. */
   | { type: "shutdown" };
 
@@ -29,4 +36,6 @@ export interface SerializedError {
 export type FromWorker =
   | { type: "result"; jobId: number; result: TranscribeResult }
   | { type: "error"; jobId: number; error: SerializedError }
+  /** Job `jobId` waits (`suspend`): the worker's engine is free for another job. */
+  | { type: "suspended"; jobId: number }
   | { type: "idle" };

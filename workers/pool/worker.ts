@@ -3,13 +3,17 @@ import { parentPort } from "node:worker_threads";
 import { LoadOnce } from "../../common/load-once.ts";
 import { loadEngine } from "../engines/registry.ts";
 import type { Engine } from "../engines/types.ts";
+import { hold } from "../util/abort.ts";
 import type { EngineSpec, FromWorker, ToWorker } from "./protocol.ts";
 
 if (!parentPort) throw new Error("workers/pool/worker.ts must run as a worker thread");
 const port = parentPort;
 const engines = new LoadOnce<string, Engine>();
-/** The job running (one at a time) and what aborts it. */
-let current: { jobId: number; controller: AbortController } | null = null;
+/**
+ * The jobs started and not yet answered: one running, and any suspended ones (each waiting at a
+ * stop point of its engine, `hold`), with what aborts and what releases each.
+ */
+const jobs = new Map<number, { controller: AbortController; release?: () => void }>();
 
 function engineFor(spec: EngineSpec): Promise<Engine> {
   return engines.get(spec.id, () => loadEngine(spec.family, spec.dir, { name: spec.id, threads: spec.threads, options: spec.options }));
@@ -27,7 +31,20 @@ port.on("message", async (msg: ToWorker) => {
     return;
   }
   if (msg.type === "abort") {
-    if (current?.jobId === msg.jobId) current.controller.abort(new DOMException("the job was aborted", "AbortError"));
+    const job = jobs.get(msg.jobId);
+    job?.controller.abort(new DOMException("the job was aborted", "AbortError"));
+    job?.release?.(); // a suspended job wakes to throw
+    return;
+  }
+  if (msg.type === "suspend") {
+    const job = jobs.get(msg.jobId);
+    if (job && !job.release) job.release = hold(job.controller.signal, () => port.postMessage({ type: "suspended", jobId: msg.jobId } satisfies FromWorker));
+    return;
+  }
+  if (msg.type === "resume") {
+    const job = jobs.get(msg.jobId);
+    job?.release?.();
+    if (job) job.release = undefined;
     return;
   }
   if (msg.type === "release") {
@@ -35,8 +52,8 @@ port.on("message", async (msg: ToWorker) => {
     if (engine) await (await engine.catch(() => undefined))?.dispose();
     return;
   }
-  const job = { jobId: msg.jobId, controller: new AbortController() };
-  current = job;
+  const job = { controller: new AbortController() };
+  jobs.set(msg.jobId, job);
   try {
     const engine = await engineFor(msg.spec);
     const result = await engine.transcribe(msg.request, job.controller.signal);
@@ -45,6 +62,7 @@ port.on("message", async (msg: ToWorker) => {
     const e = err instanceof Error ? err : new Error(String(err));
     port.postMessage({ type: "error", jobId: msg.jobId, error: { name: e.name, message: e.message } } satisfies FromWorker);
   } finally {
-    if (current === job) current = null;
+    jobs.get(msg.jobId)?.release?.();
+    jobs.delete(msg.jobId);
   }
 });
