@@ -78,6 +78,12 @@ export interface UtteranceStreamOptions {
    * reads does not depend on how fast the one before it was recognized.
    */
   contextPending?: () => Promise<unknown> | null;
+  /**
+   * The decodes' engine suspends a running background decode (a revision) for a more urgent one,
+   * its work kept (`InferenceCoordinator.suspendsBackground`): a pause's speculative final need not
+   * stop the revisions running. Absent, it stops them, and they start again once it has returned.
+   */
+  revisionsYield?: boolean;
   /** Called with each partial view, in order. */
   onPartial?: (view: StreamView) => void;
   /** Called when a partial decode fails (the next one is tried anyway). */

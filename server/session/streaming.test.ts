@@ -444,6 +444,46 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
     expect(texts(final.words).split(" ").slice(0, 8).join(" ")).toBe(texts(script.slice(0, 8)));
   });
 
+  test("where the engine suspends revisions for more urgent decodes, a pause leaves a running revision to it, and it is decoded once", async () => {
+    const log: StreamDecodeRequest[] = [];
+    const plain = scriptedDecode(script, log, (x, i) => (i % 5 === 3 ? `g${x}` : x));
+    const stopped: number[] = [];
+    const revisions: StreamDecodeRequest[] = [];
+    let release = () => {};
+    // The first revision waits for `release` (a slow decode the engine suspends meanwhile), unless aborted.
+    const decode = (req: StreamDecodeRequest, signal?: AbortSignal) => {
+      if (!req.background) return plain(req);
+      revisions.push(req);
+      if (revisions.length > 1) return plain(req);
+      return new Promise<TranscribeResult>((resolve, reject) => {
+        release = () => plain(req).then(resolve, reject);
+        signal?.addEventListener("abort", () => (stopped.push(log.length), reject(new Error("aborted"))));
+      });
+    };
+    const stream = new UtteranceStream({ profile, decode, revisionsYield: true });
+    const audio = new Float32Array(21 * RATE);
+    let t = 0.5;
+    for (; revisions.length === 0 && t < 21; t += profile.partialIntervalMs / 1000) {
+      stream.partial(audio.subarray(0, Math.round(t * RATE)));
+      await stream.idle();
+    }
+    stream.partial(audio.subarray(0, Math.round(t * RATE)), true); // a pause: its decode runs beside the revision
+    await stream.idle();
+    expect(stopped).toEqual([]);
+    release();
+    for (; t <= 20; t += profile.partialIntervalMs / 1000) {
+      stream.partial(audio.subarray(0, Math.round(t * RATE)));
+      await stream.idle();
+    }
+    stream.partial(audio.subarray(0, Math.round(20.014 * RATE)), true);
+    await stream.idle();
+    const final = await stream.finish(audio.subarray(0, Math.round(20.014 * RATE)));
+    expect(revisions.filter((r) => r.audio.byteOffset === 0).length).toBe(1);
+    expect(stopped).toEqual([]);
+    expect(stream.stats.revised).toBeGreaterThan(0);
+    expect(texts(final.words).split(" ").slice(0, 8).join(" ")).toBe(texts(script.slice(0, 8)));
+  });
+
   test("with a commit limit (a cut may fall there), no word past it is committed and no decode past it makes the final", async () => {
     // Every decode hears the same three words; the utterance may be cut at 1.0 s.
     const script = [w("first", 0.1, 0.5), w("second", 0.6, 0.9), w("third", 1.2, 1.6)];

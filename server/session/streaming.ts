@@ -240,7 +240,7 @@ export class UtteranceStream {
       // VAD has heard the pause itself).
       this.inflight?.abort.abort();
       this.checking?.abort();
-      this.pauseRevisions();
+      if (!this.opts.revisionsYield) this.pauseRevisions();
       this.wake?.();
     } else {
       this.queued = audio;
@@ -642,7 +642,8 @@ export class UtteranceStream {
    * is heard cut off. It starts once the utterance reaches `due`. The decode's words whose middle
    * lies in the span (an edge moved by a word where the text says so: `readingOf`) replace `moved`
    * in the final if they have about as much text and repeat themselves no more (`repeatsNoMore`).
-   * It runs beside the partial decodes, queued after them (`background`); a pause's speculative final stops it,
+   * It runs beside the partial decodes, queued after them (`background`); a more urgent decode
+   * suspends it where the engine can (`revisionsYield`), else a pause's speculative final stops it,
    * and it starts again once that decode has returned. The final uses it if it has returned by the
    * time the final is asked for. It is decoded without fallback (`noFallback`): a decode that fails
    * the engine's checks leaves the committed words as they are.

@@ -266,6 +266,7 @@ export class Transcriber {
           },
           decode: (req, signal) => decodeForStream(this.jobs, channel, key, start, req, ++e.seq, signal),
           onPartial: (v) => this.partialView(key, channel, start, v),
+          revisionsYield: this.jobs.host.coordinator.suspendsBackground === true,
           holdPartialsMs: this.streaming.partialHoldMs,
           // Words heard, then none for the endpointing window while the VAD hears sound: cut in that gap.
           quietS: this.host.options.endpointing,

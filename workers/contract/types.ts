@@ -72,4 +72,9 @@ export interface InferenceCoordinator {
   /** Run one transcription. Rejects with NoCapacityError / NoEndpointError as above. */
   transcribe(job: InferenceJob, signal?: AbortSignal): Promise<TranscribeResult>;
   close(): Promise<void>;
+  /**
+   * A background job running where a more urgent one waits for its engine is suspended, its work
+   * kept, and goes on afterwards: callers need not stop it to let the urgent one through.
+   */
+  readonly suspendsBackground?: boolean;
 }

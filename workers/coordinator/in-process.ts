@@ -23,6 +23,9 @@ export interface InProcessCoordinatorOptions {
 }
 
 export class InProcessCoordinator implements InferenceCoordinator {
+  /** The engine pool suspends a background decode for a more urgent one (`EnginePool`). */
+  readonly suspendsBackground = true;
+
   private constructor(
     private readonly modelsDir: string,
     private readonly serving: ServingTable,
