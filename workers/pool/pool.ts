@@ -131,7 +131,7 @@ export class EnginePool {
   run(spec: EngineSpec, request: TranscribeRequest, signal?: AbortSignal, priority?: DecodePriority): Promise<TranscribeResult> {
     if (this.closed) return Promise.reject(new Error("engine pool is closed"));
     if (signal?.aborted) return Promise.reject(abortError(signal));
-    const free = this.slots.find((s) => !s.job && s.parked.length === 0);
+    const free = this.slots.find((s) => !s.job);
     const level = priorityOf({ priority, request });
     const rank = RANK[level];
     // Jobs waiting for this turn's placement hold a place as surely as running ones. Less urgent
@@ -148,8 +148,8 @@ export class EnginePool {
         signal.addEventListener("abort", job.onAbort, { once: true });
       }
       if (!this.widenWhenIdle) {
-        if (free) return this.start(free, job, 1);
         this.enqueue(job);
+        if (free) return this.drain(free); // a job suspended there goes on first
         return this.preempt();
       }
       this.enqueue(job);
