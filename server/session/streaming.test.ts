@@ -21,6 +21,32 @@ function expectNoRetraction(views: StreamView[]): void {
   }
 }
 
+/**
+ * Partials of silence every interval until the first revision of committed words starts, then a
+ * pause (with `before` and `after` it), partials up to 20 s, a pause there, and the final.
+ */
+async function pauseDuringRevision(stream: UtteranceStream, revisions: StreamDecodeRequest[], at: { before?: () => void; after?: () => void }): Promise<StreamView> {
+  const profile = STREAMING_PROFILES.balanced;
+  const audio = new Float32Array(21 * RATE);
+  const upTo = (s: number) => audio.subarray(0, Math.round(s * RATE));
+  let t = 0.5;
+  for (; revisions.length === 0 && t < 21; t += profile.partialIntervalMs / 1000) {
+    stream.partial(upTo(t));
+    await stream.idle();
+  }
+  at.before?.();
+  stream.partial(upTo(t), true);
+  await stream.idle();
+  at.after?.();
+  for (; t <= 20; t += profile.partialIntervalMs / 1000) {
+    stream.partial(upTo(t));
+    await stream.idle();
+  }
+  stream.partial(upTo(20.014), true);
+  await stream.idle();
+  return stream.finish(upTo(20.014));
+}
+
 describe("agreement helpers", () => {
   test("normalizeWord ignores case and punctuation", () => {
     expect(normalizeWord("Americans,")).toBe("americans");
@@ -420,24 +446,14 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
         : plain(req);
     };
     const stream = new UtteranceStream({ profile, decode });
-    const audio = new Float32Array(21 * RATE);
-    let t = 0.5;
-    for (; revisions.length === 0 && t < 21; t += profile.partialIntervalMs / 1000) {
-      stream.partial(audio.subarray(0, Math.round(t * RATE)));
-      await stream.idle();
-    }
-    expect(stream.stats.decodes).toBeGreaterThan(0);
-    hold = false;
-    stream.partial(audio.subarray(0, Math.round(t * RATE)), true); // a pause: the revision gives way
-    await stream.idle();
-    expect(stopped.length).toBe(1);
-    for (; t <= 20; t += profile.partialIntervalMs / 1000) {
-      stream.partial(audio.subarray(0, Math.round(t * RATE)));
-      await stream.idle();
-    }
-    stream.partial(audio.subarray(0, Math.round(20.014 * RATE)), true);
-    await stream.idle();
-    const final = await stream.finish(audio.subarray(0, Math.round(20.014 * RATE)));
+    // A pause: the revision gives way.
+    const final = await pauseDuringRevision(stream, revisions, {
+      before: () => {
+        expect(stream.stats.decodes).toBeGreaterThan(0);
+        hold = false;
+      },
+      after: () => expect(stopped.length).toBe(1),
+    });
     // The stopped revision was decoded again, and used.
     expect(revisions.filter((r) => r.audio.byteOffset === 0).length).toBe(2);
     expect(stream.stats.revised).toBeGreaterThan(0);
@@ -461,23 +477,13 @@ describe("UtteranceStream bookkeeping on a timed script", () => {
       });
     };
     const stream = new UtteranceStream({ profile, decode, revisionsYield: true });
-    const audio = new Float32Array(21 * RATE);
-    let t = 0.5;
-    for (; revisions.length === 0 && t < 21; t += profile.partialIntervalMs / 1000) {
-      stream.partial(audio.subarray(0, Math.round(t * RATE)));
-      await stream.idle();
-    }
-    stream.partial(audio.subarray(0, Math.round(t * RATE)), true); // a pause: its decode runs beside the revision
-    await stream.idle();
-    expect(stopped).toEqual([]);
-    release();
-    for (; t <= 20; t += profile.partialIntervalMs / 1000) {
-      stream.partial(audio.subarray(0, Math.round(t * RATE)));
-      await stream.idle();
-    }
-    stream.partial(audio.subarray(0, Math.round(20.014 * RATE)), true);
-    await stream.idle();
-    const final = await stream.finish(audio.subarray(0, Math.round(20.014 * RATE)));
+    // A pause: its decode runs beside the revision.
+    const final = await pauseDuringRevision(stream, revisions, {
+      after: () => {
+        expect(stopped).toEqual([]);
+        release();
+      },
+    });
     expect(revisions.filter((r) => r.audio.byteOffset === 0).length).toBe(1);
     expect(stopped).toEqual([]);
     expect(stream.stats.revised).toBeGreaterThan(0);
