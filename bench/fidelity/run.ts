@@ -30,7 +30,7 @@ import { parseArgs } from "node:util";
 import { liveDefaults } from "../../server/options/defaults.ts";
 import { installed, modelsDir, vadModelsDir } from "../../test/asr/models.ts";
 import { streamClip } from "../../test/asr/stream.ts";
-import { sharedAudio, startTestService } from "../../test/helpers/server.ts";
+import { lentCoordinator, sharedAudio, startTestService } from "../../test/helpers/server.ts";
 import { warmUpRequests } from "../../server/health/warm-up.ts";
 import { catalogueEntry } from "../../workers/catalogue/entries.ts";
 import { InProcessCoordinator } from "../../workers/coordinator/in-process.ts";
@@ -102,7 +102,7 @@ interface ServiceRun {
 }
 
 const coordinator = await InProcessCoordinator.create({ modelsDir, threads: Number(args["engine-threads"]), queueLimit: 50, sessionThreads: THREADS });
-const svc = await startTestService({ modelsDir: vadModelsDir, coordinator: { capabilities: () => coordinator.capabilities(), transcribe: (j, s) => coordinator.transcribe(j, s), close: async () => {} } });
+const svc = await startTestService({ modelsDir: vadModelsDir, coordinator: lentCoordinator(coordinator) });
 const caps = await coordinator.capabilities();
 // Loaded and warmed as the service does at start (ENGINE_WARM_UP, the default): the first clip
 // does not pay for loading the engines, nor the wider encoder of a lone decode.

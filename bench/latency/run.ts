@@ -25,7 +25,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { homedir, loadavg } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { sharedAudio, startTestService } from "../../test/helpers/server.ts";
+import { lentCoordinator, sharedAudio, startTestService } from "../../test/helpers/server.ts";
 import { modelsDir, vadModelsDir } from "../../test/asr/models.ts";
 import { referenceTexts } from "../../test/asr/stream.ts";
 import { normalizeWords, wordEdits } from "../../test/asr/wer.ts";
@@ -264,7 +264,7 @@ let offlineWer = NaN;
   offlineWer = edits / words;
 }
 if (SYSTEMS.includes("service")) {
-  const svc = await startTestService({ modelsDir: vadModelsDir, coordinator: { capabilities: () => coordinator.capabilities(), transcribe: (j, s) => coordinator.transcribe(j, s), close: async () => {} } });
+  const svc = await startTestService({ modelsDir: vadModelsDir, coordinator: lentCoordinator(coordinator) });
   for (const n of STREAMS) {
     const load = loadavg()[0]!;
     const cpu0 = process.cpuUsage();

@@ -88,15 +88,25 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
 }
 
 /**
+ * A coordinator lent to a service that must not close it (its owner does): the service sees all it
+ * would see of the coordinator itself, `suspendsBackground` included, but `close`.
+ */
+export function lentCoordinator(coordinator: InferenceCoordinator): InferenceCoordinator {
+  return {
+    capabilities: () => coordinator.capabilities(),
+    transcribe: (job, signal) => coordinator.transcribe(job, signal),
+    ...(coordinator.suspendsBackground !== undefined ? { suspendsBackground: coordinator.suspendsBackground } : {}),
+    close: async () => {},
+  };
+}
+
+/**
  * A service whose trantoria-1 (whisper-tiny.en from `modelsDir`) runs on an in-process engine pool of
  * one thread, loaded before the service starts so that no test's clock pays for it.
  */
 export async function startWarmTinyService(modelsDir: string): Promise<TestService> {
   const coordinator = await InProcessCoordinator.create({ modelsDir, threads: 1, queueLimit: 200 });
   await coordinator.transcribe({ sessionId: "warm-up", utteranceId: "0", seq: 1, model: "trantoria-1", request: { audio: new Float32Array(16_000), partial: false, languages: ["en"] } });
-  const svc = await startTestService({
-    modelsDir,
-    coordinator: { capabilities: () => coordinator.capabilities(), transcribe: (j, sig) => coordinator.transcribe(j, sig), close: async () => {} },
-  });
+  const svc = await startTestService({ modelsDir, coordinator: lentCoordinator(coordinator) });
   return { ...svc, stop: async () => { await svc.stop(); await coordinator.close(); } };
 }
