@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { applyDefaults } from "../options/defaults.ts";
-import { previousText, promptCase, sessionVocabulary } from "./context.ts";
+import { contextLanguage, previousText, promptCase, sessionVocabulary } from "./context.ts";
 
-const u = (channel: number, text: string): Utterance => ({ start: 0, end: 1, confidence: 1, channel, words: [], text, language: "en" });
+const u = (channel: number, text: string, language = "en"): Utterance => ({ start: 0, end: 1, confidence: 1, channel, words: [], text, language });
 
 describe("decoding context of a session", () => {
   test("custom vocabulary: strings and items, default intensity, off unless enabled", () => {
@@ -32,6 +32,19 @@ describe("decoding context of a session", () => {
     expect(text.length).toBeLessThanOrEqual(600);
     expect(text.endsWith("word199 and more.")).toBe(true);
     expect(text.split(" ")[0]).toMatch(/^(word\d+|and|more\.)$/);
+  });
+
+  test("previous text holds one language: the channel's latest utterances back to one in another", () => {
+    const us = [u(0, "Earlier English."), u(0, "スピックス。", "ja"), u(1, "Autre canal.", "fr"), u(0, "Come here."), u(0, "Three.")];
+    expect(contextLanguage(us, 0)).toBe("en");
+    expect(previousText(us, 0)).toBe("Come here. Three.");
+    expect(contextLanguage(us, 1)).toBe("fr");
+    expect(contextLanguage(us, 2)).toBeUndefined();
+    // Asked for a language: its utterances before the latest of another language.
+    expect(previousText(us.slice(0, 2), 0, "en")).toBe("");
+    expect(previousText(us.slice(0, 2), 0)).toBe("スピックス。");
+    // An utterance of unknown language belongs to any context.
+    expect(previousText([u(0, "One."), u(0, "Two.", ""), u(0, "Three.")], 0)).toBe("One. Two. Three.");
   });
 
   test("an utterance written all in capitals is prompted in sentence case; others as transcribed", () => {

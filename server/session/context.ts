@@ -46,12 +46,37 @@ export function promptCase(text: string): string {
   return text.toLowerCase().replace(/(^|[.!?]\s+)(\p{Ll})/gu, (_, before: string, letter: string) => before + letter.toUpperCase());
 }
 
-/** The end of the text committed on `channel` so far (empty when nothing is). */
-export function previousText(utterances: readonly Utterance[], channel: number): string {
+/**
+ * The language of the channel's latest utterance with text, which its decoding context is in
+ * (`previousText`); undefined before any, or when its language is unknown.
+ */
+export function contextLanguage(utterances: readonly Utterance[], channel: number): string | undefined {
+  for (let i = utterances.length - 1; i >= 0; i--) {
+    const u = utterances[i]!;
+    if (u.channel === channel && u.text !== "") return u.language === "" ? undefined : u.language;
+  }
+  return undefined;
+}
+
+/**
+ * An utterance belongs to a context in `language` (an utterance or a context of unknown language
+ * belongs to any). Whisper copies its prompt's script and style: prompted with a short reply it
+ * misheard as Japanese, it writes the next English replies in katakana, so a context holds one
+ * language, and an engine that decodes in another leaves it out (`TranscribeRequest.contextLanguage`).
+ */
+export const inContext = (u: { language: string }, language: string | undefined) => language === undefined || u.language === "" || u.language === language;
+
+/**
+ * The end of the text committed on `channel` so far (empty when nothing is): its latest utterances
+ * in `language` (by default the last one's: `contextLanguage`), back to one in another.
+ */
+export function previousText(utterances: readonly Utterance[], channel: number, language = contextLanguage(utterances, channel)): string {
   let text = "";
   for (let i = utterances.length - 1; i >= 0 && text.length < PREVIOUS_TEXT_CHARS; i--) {
     const u = utterances[i]!;
-    if (u.channel === channel && u.text !== "") text = text === "" ? promptCase(u.text) : `${promptCase(u.text)} ${text}`;
+    if (u.channel !== channel || u.text === "") continue;
+    if (!inContext(u, language)) break;
+    text = text === "" ? promptCase(u.text) : `${promptCase(u.text)} ${text}`;
   }
   return text.length > PREVIOUS_TEXT_CHARS ? text.slice(text.length - PREVIOUS_TEXT_CHARS).replace(/^\S*\s/, "") : text;
 }

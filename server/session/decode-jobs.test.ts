@@ -1,18 +1,18 @@
 import { describe, expect, test } from "bun:test";
 import type { InferenceCoordinator, InferenceJob } from "../../workers/contract/types.ts";
 import { applyDefaults } from "../options/defaults.ts";
-import { decodeForStream, type DecodeJobs } from "./decode-jobs.ts";
+import { decodeForStream, transcribe, type DecodeJobs } from "./decode-jobs.ts";
 import { LanguageEvidence } from "./language.ts";
 import { STREAMING_PROFILES } from "./profiles.ts";
 import type { TranscriberHost } from "./transcriber-host.ts";
 
 /** The jobs a stream's decodes become, as the coordinator receives them. */
-function recorded(): { jobs: DecodeJobs; seen: InferenceJob[] } {
+function recorded(options: Record<string, unknown> = { model: "solaria-1" }): { jobs: DecodeJobs; seen: InferenceJob[] } {
   const seen: InferenceJob[] = [];
   const coordinator = {
     transcribe: async (job: InferenceJob) => (seen.push(job), { text: "", language: "en", confidence: 0, words: [], noSpeech: true }),
   } as unknown as InferenceCoordinator;
-  const host = { id: "s1", options: applyDefaults({ model: "solaria-1" } as never), coordinator } as unknown as TranscriberHost;
+  const host = { id: "s1", options: applyDefaults(options as never), coordinator } as unknown as TranscriberHost;
   return { jobs: { host, heard: [], language: new LanguageEvidence(), profile: STREAMING_PROFILES.balanced }, seen };
 }
 
@@ -27,5 +27,19 @@ describe("a stream's decode jobs", () => {
     expect(seen.map((j) => j.priority)).toEqual(["partial", "speculative", "background", "final"]);
     expect(seen.map((j) => j.request.noFallback === true)).toEqual([false, false, true, false]);
     expect(seen[2]!.request).toMatchObject({ partial: false, beamSize: 5, previousText: "Earlier words." });
+  });
+
+  test("a decode that detects the language is told the language of its context; its prompt holds only that language", async () => {
+    const said = (text: string, language: string) => ({ start: 0, end: 1, confidence: 1, channel: 0, words: [], text, language });
+    const heard = [said("スピックス。", "ja"), said("Come here.", "en")];
+    const detecting = recorded();
+    // The session's evidence so far: it detects each utterance's language.
+    detecting.jobs.language.record("0:0", [{ language: "ja", probability: 0.5 }, { language: "en", probability: 0.3 }], 1);
+    await transcribe({ ...detecting.jobs, heard }, 0, "0:2", 1, new Float32Array(16000), false);
+    expect(detecting.seen[0]!.request).toMatchObject({ previousText: "Come here.", contextLanguage: "en" });
+    const fixed = recorded({ model: "solaria-1", language_config: { languages: ["en"] } });
+    await transcribe({ ...fixed.jobs, heard }, 0, "0:2", 1, new Float32Array(16000), false);
+    expect(fixed.seen[0]!.request.previousText).toBe("Come here.");
+    expect(fixed.seen[0]!.request.contextLanguage).toBeUndefined();
   });
 });

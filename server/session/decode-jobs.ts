@@ -7,7 +7,7 @@ import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { NoCapacityError, type DecodePriority, type TranscribeResult } from "../../workers/contract/types.ts";
 import { FRONTEND_SAMPLE_RATE } from "../audio/frontend.ts";
 import { concatSamples } from "../audio/samples.ts";
-import { previousText, sessionVocabulary } from "./context.ts";
+import { contextLanguage, previousText, sessionVocabulary } from "./context.ts";
 import { LEAD_MAX_UTTERANCE_S, type LeadContext } from "./lead.ts";
 import type { LanguageEvidence } from "./language.ts";
 import type { StreamingProfile } from "./profiles.ts";
@@ -91,6 +91,8 @@ export async function transcribe(jobs: DecodeJobs, channel: number, key: string,
   const vocabulary = sessionVocabulary(options);
   const lead = extra.lead;
   const previous = lead ? lead.previousText : (extra.previousText ?? previousText(jobs.heard, channel));
+  // The language the prompt and the lead are in, for an engine that detects the language (see `inContext`).
+  const context = detects && (lead || previous !== "") ? (lead ? lead.language : contextLanguage(jobs.heard, channel)) : undefined;
   const job = {
     sessionId: id,
     utteranceId: key,
@@ -105,6 +107,7 @@ export async function transcribe(jobs: DecodeJobs, channel: number, key: string,
       languages,
       ...(vocabulary.length > 0 ? { vocabulary } : {}),
       ...(previous !== "" ? { previousText: previous } : {}),
+      ...(context !== undefined ? { contextLanguage: context } : {}),
       ...(languagePrior ? { languagePrior } : {}),
       ...(extra.beamSize !== undefined ? { beamSize: extra.beamSize } : {}),
       ...(extra.noFallback ? { noFallback: true } : {}),

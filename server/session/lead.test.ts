@@ -4,7 +4,7 @@ import { LeadAudio } from "./lead.ts";
 
 const RATE = 16000;
 const tone = (s: number, v: number) => new Float32Array(Math.round(s * RATE)).fill(v);
-const u = (channel: number, text: string, start: number, end: number): Utterance => ({ start, end, confidence: 1, channel, words: [], text, language: "en" });
+const u = (channel: number, text: string, start: number, end: number, language = "en"): Utterance => ({ start, end, confidence: 1, channel, words: [], text, language });
 
 describe("the lead of a short final", () => {
   test("the channel's latest recognized utterances in order, silences between them kept up to 1.5 s, the text before them as the prompt", () => {
@@ -39,6 +39,20 @@ describe("the lead of a short final", () => {
     leads.heard(0, 6.5, 6.8, tone(0.3, 0.1), "");
     expect(leads.leadFor(0, 7, [], false)).toBeUndefined();
     expect(leads.leadFor(1, 7, [], false)).toBeUndefined();
+  });
+
+  test("one language: the lead goes back to an utterance recognized in another than the latest, its prompt is in the lead's language", () => {
+    const leads = new LeadAudio();
+    leads.heard(0, 0, 1, tone(1, 0.1), "スピックス。", "ja");
+    leads.heard(0, 2, 3, tone(1, 0.2), "Come here.", "en");
+    leads.heard(0, 4, 5, tone(1, 0.3), "Three.", "en");
+    const heard = [u(0, "Before.", -2, -1), u(0, "スピックス。", 0, 1, "ja"), u(0, "Come here.", 2, 3), u(0, "Three.", 4, 5)];
+    const lead = leads.leadFor(0, 6, heard, false)!;
+    expect(lead.text).toBe("Come here. Three.");
+    expect(lead.language).toBe("en");
+    expect(lead.previousText).toBe("");
+    expect(leads.leadFor(0, 3.5, heard, false)).toMatchObject({ text: "Come here.", language: "en", previousText: "" });
+    expect(leads.leadFor(0, 1.5, heard, false)).toMatchObject({ text: "スピックス。", language: "ja", previousText: "" });
   });
 });
 

@@ -8,7 +8,7 @@
 import type { Utterance } from "../../generated/openapi/types.gen.ts";
 import { FRONTEND_SAMPLE_RATE } from "../audio/frontend.ts";
 import { concatSamples } from "../audio/samples.ts";
-import { previousText } from "./context.ts";
+import { inContext, previousText } from "./context.ts";
 
 /** Utterances this long or shorter (s, padding included) are decoded after a lead. */
 export const LEAD_MAX_UTTERANCE_S = 4;
@@ -22,6 +22,8 @@ interface Heard {
   end: number;
   audio: Float32Array;
   text: string;
+  /** The language it was recognized in ("" when unknown). */
+  language: string;
 }
 
 /** A lead as a decode job sends it: audio before the utterance, its transcript, the text before it. */
@@ -31,6 +33,8 @@ export interface LeadContext {
   /** Where each utterance lies in `audio` (s) and its text. */
   segments: { start: number; end: number; text: string }[];
   previousText: string;
+  /** The language of `text` and `previousText` (undefined when unknown). */
+  language: string | undefined;
 }
 
 export class LeadAudio {
@@ -38,9 +42,9 @@ export class LeadAudio {
   private readonly recent = new Map<number, Heard[]>();
 
   /** A final recognized on `channel` (`text` empty when it was dropped as no speech). */
-  heard(channel: number, start: number, end: number, audio: Float32Array, text: string): void {
+  heard(channel: number, start: number, end: number, audio: Float32Array, text: string, language = ""): void {
     const list = this.recent.get(channel) ?? [];
-    list.push({ start, end, audio, text: text.trim() });
+    list.push({ start, end, audio, text: text.trim(), language });
     list.sort((a, b) => a.start - b.start); // recognized out of order at times (a streamed final)
     while (list.length > 0 && list[0]!.end < end - LEAD_SPAN_S) list.shift();
     this.recent.set(channel, list);
@@ -49,16 +53,18 @@ export class LeadAudio {
   /**
    * The lead of an utterance starting at `start` (session s) on `channel`: the recognized finals
    * right before it that have text, starting at most LEAD_SPAN_S before it, with the silences
-   * between them (shortened to LEAD_GAP_S) and without the audio two of them share; undefined when there are none, or the final right
+   * between them (shortened to LEAD_GAP_S) and without the audio two of them share, back to one in
+   * another language than the latest (`inContext`); undefined when there are none, or the final right
    * before it is not recognized yet (`unrecognizedBefore`).
    */
   leadFor(channel: number, start: number, heard: readonly Utterance[], unrecognizedBefore: boolean): LeadContext | undefined {
     if (unrecognizedBefore) return undefined;
     const list = (this.recent.get(channel) ?? []).filter((h) => h.start < start - 1e-6);
     const parts: Heard[] = [];
+    const language = list[list.length - 1]?.language || undefined;
     for (let i = list.length - 1; i >= 0; i--) {
       const h = list[i]!;
-      if (h.text === "" || start - h.start > LEAD_SPAN_S) break;
+      if (h.text === "" || start - h.start > LEAD_SPAN_S || !inContext(h, language)) break;
       parts.unshift(h);
     }
     const first = parts[0];
@@ -78,6 +84,6 @@ export class LeadAudio {
     });
     const audio = concatSamples(pieces);
     const before = heard.filter((u) => u.channel !== channel || u.start < first.start - 1e-6);
-    return { audio, text: parts.map((h) => h.text).join(" "), segments, previousText: previousText(before, channel) };
+    return { audio, text: parts.map((h) => h.text).join(" "), segments, previousText: previousText(before, channel, language), language };
   }
 }

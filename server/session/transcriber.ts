@@ -349,7 +349,7 @@ export class Transcriber {
       (r) => {
         this.transcribedUntil.delete(key);
         if (r === null) return; // failed: it counts once handled (reported, then settled)
-        this.leads.heard(channel, start, end, audio, r.text);
+        this.leads.heard(channel, start, end, audio, r.text, r.language);
         pending.recognized = true;
         this.host.transcribed();
       },

@@ -16,6 +16,7 @@ import type { WhisperTokenizer } from "../../workers/tokenizer/whisper.ts";
 import { WhisperEngine, type WhisperTranscribeRequest } from "../../workers/engines/whisper/index.ts";
 import { mulberry32 } from "../../workers/util/prng.ts";
 import { createResampler } from "../../server/audio/resampler.ts";
+import { concatSamples } from "../../server/audio/samples.ts";
 import { sharedAudio } from "../helpers/server.ts";
 import { modelsDir, requireWeights } from "./models.ts";
 import { referenceTexts } from "./stream.ts";
@@ -66,6 +67,26 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
       expect(detected.words).toEqual(told.words);
       expect(detected.confidence).toBe(told.confidence);
     }
+  }, 60_000);
+
+  test("a context in another language than the one detected is left out: a Japanese prompt no longer turns English into katakana", async () => {
+    if (!ready) return;
+    const audio = clip("jfk.wav").subarray(2.5 * 16000, 5 * 16000); // "ASK NOT!"
+    const prompt = "スティックスパテーション。クメクメ。";
+    const alone = await base.transcribe({ audio, partial: false, beamSize: 5 });
+    const prompted = await base.transcribe({ audio, partial: false, beamSize: 5, previousText: prompt });
+    const labelled = await base.transcribe({ audio, partial: false, beamSize: 5, previousText: prompt, contextLanguage: "ja" });
+    const same = await base.transcribe({ audio, partial: false, beamSize: 5, previousText: prompt, contextLanguage: "en" });
+    expect(alone.text).toMatch(/ask not/i);
+    // Unlabelled (or labelled as the language detected), the prompt leads the decode astray.
+    expect(prompted.text).toMatch(/\p{Script=Katakana}/u);
+    expect(same.text).toBe(prompted.text);
+    expect(labelled.language).toBe("en");
+    expect(labelled.text).toBe(alone.text);
+    // With a lead in the other language, the audio after the lead is decoded alone, unprompted.
+    const before = clip("jfk.wav").subarray(0, 2.5 * 16000);
+    const led = await base.transcribe({ audio: concatSamples([before, audio]), partial: false, beamSize: 5, lead: { samples: before.length, text: prompt }, contextLanguage: "ja" });
+    expect(led.text).toBe(alone.text);
   }, 60_000);
 
   test("translate task: French speech comes out in English", async () => {

@@ -63,6 +63,12 @@ export interface TranscribeRequest {
    */
   previousText?: string;
   /**
+   * The language `previousText` and the lead's text are in. An engine that detects this audio's
+   * language and finds another leaves both out: Whisper copies its prompt's script, and prompted
+   * with a reply it misheard as Japanese it writes English speech in katakana.
+   */
+  contextLanguage?: string;
+  /**
    * Search width of a final (1 = greedy), e.g. from the session's latency profile; engines that do
    * not search ignore it. Absent: the engine's own setting.
    */
@@ -98,6 +104,12 @@ export interface TranscribeRequest {
    * (seconds from the audio's first sample; their texts make up `text`).
    */
   lead?: { samples: number; text: string; segments?: { start: number; end: number; text: string }[] };
+}
+
+/** The request without its context (`contextLanguage`): the audio after its lead alone, unprompted. */
+export function outOfContext<R extends TranscribeRequest>(req: R): R {
+  const { previousText: _text, contextLanguage: _language, ...rest } = withoutLead(req);
+  return rest as R;
 }
 
 /** The request without its lead: the audio after it alone, prompted with the lead's text after `previousText`. */

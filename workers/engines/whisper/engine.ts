@@ -8,7 +8,7 @@ import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { WHISPER_CHUNK_SAMPLES, WHISPER_SAMPLE_RATE, loadWhisperMelFilters, whisperLogMel } from "../../dsp/whisper-mel.ts";
 import { WhisperTokenizer } from "../../tokenizer/whisper.ts";
-import { type Engine, type EngineInfo, type LanguageProbability, type TranscribeRequest, type WordTiming, withoutLead } from "../types.ts";
+import { type Engine, type EngineInfo, type LanguageProbability, type TranscribeRequest, type WordTiming, outOfContext, withoutLead } from "../types.ts";
 import { loadWhisperConfig, type WhisperModelConfig } from "./config.ts";
 import { type DecoderCache, type DecoderStep, WhisperDecoder } from "./decoder.ts";
 import { DEFAULT_DECODING, TOKEN_SLACK, encoderWindowSamples, type WhisperDecodingOptions } from "./decoding-options.ts";
@@ -208,6 +208,8 @@ export class WhisperEngine implements Engine {
     const beamSize = req.partial ? 1 : (asked ?? decoding.beamSize);
     const shortWindow = req.lowLatency === true || (req.partial && req.shortPartialWindows === true && decoding.shortPartialWindows);
     let context: number[] = [];
+    /** The text before this audio the decode is prompted with (dropped when in another language). */
+    let previousText = req.previousText;
 
     const segments: TimedSegment[] = [];
     const stats: WhisperTranscribeResult["stats"] = [];
@@ -236,7 +238,12 @@ export class WhisperEngine implements Engine {
         language = chosen.language;
         languageProbabilities = chosen.probabilities;
         detectedCross = chosen.cross;
-        context = contextPrompt(this.tokenizer, req.previousText, req, language);
+        // Detected in another language than the context's: decoded without it (see `contextLanguage`).
+        if (chosen.probabilities && req.contextLanguage !== undefined && req.contextLanguage !== language) {
+          if (lead) return this.transcribe(outOfContext(req), signal);
+          previousText = undefined;
+        }
+        context = contextPrompt(this.tokenizer, previousText, req, language);
       }
       const bias = vocabularyBias(this.tokenizer, req, language);
       // A lead's window has timestamps only when its prefix has them; its words are timed by the alignment.
@@ -352,7 +359,7 @@ export class WhisperEngine implements Engine {
       // The next window is prompted with the text so far (condition_on_previous_text), unless this one
       // needed a high temperature: then the prompt restarts, as faster-whisper's prompt_reset_on_temperature.
       if (temperature > PROMPT_RESET_TEMPERATURE) promptFrom = segments.length;
-      const previous = promptFrom === 0 ? [req.previousText ?? "", ...segments.map((x) => x.text)] : segments.slice(promptFrom).map((x) => x.text);
+      const previous = promptFrom === 0 ? [previousText ?? "", ...segments.map((x) => x.text)] : segments.slice(promptFrom).map((x) => x.text);
       context = contextPrompt(this.tokenizer, previous.join(" "), req, language);
       seek += resume ? resume.samples : seekAdvance(this.tokenizer, tokens, window.length);
     }
@@ -368,13 +375,13 @@ export class WhisperEngine implements Engine {
     // prompt can tip a short reply the VAD heard over the no-speech line ("Yes." after a few turns):
     // it is silence only if it is silence unprompted too.
     if (!/[\p{L}\p{N}]/u.test(text)) {
-      if (req.previousText && !req.partial && !req.noFallback) return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
+      if (previousText && !req.partial && !req.noFallback) return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
       return { ...NO_SPEECH, language: lang, stats, ...detected };
     }
     // Whisper given audio it cannot make out may write its prompt's last words again ("1, 2, 3, 4"
     // for a noisy "Billing." after "One two three four."), continue it, or make up more words than
     // the audio holds: such a result is decoded again unprompted.
-    if (!lead && req.previousText && promptLed(text, req.previousText, req.audio.length / WHISPER_SAMPLE_RATE)) {
+    if (!lead && previousText && promptLed(text, previousText, req.audio.length / WHISPER_SAMPLE_RATE)) {
       return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
     }
     const confidence = Math.round(Math.exp(weight > 0 ? weighted / weight : 0) * 1000) / 1000;
