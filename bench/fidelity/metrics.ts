@@ -24,6 +24,8 @@ export interface Final {
   at?: number;
   /** The service's words with their confidences. */
   words?: { word: string; confidence: number }[];
+  /** The language the service gave the final (every clip is English). */
+  language?: string;
 }
 
 export interface ClipMetrics {

@@ -130,10 +130,10 @@ async function streamService(clip: Clip, publicModel: string, languages?: string
   let open: number | null = null;
   for (const m of r.received) {
     if (m.type === "transcript") {
-      const u = m.data.utterance as { text: string; start: number; end: number; words: ScoredWord[] };
+      const u = m.data.utterance as { text: string; start: number; end: number; words: ScoredWord[]; language: string };
       if (!m.data.is_final) partials++;
       else if (u.text.trim() === "") emptyFinals++;
-      else finals.push({ text: u.text.trim(), start: u.start, end: u.end, at: m.at, words: u.words.map(({ word, confidence }) => ({ word, confidence })) });
+      else finals.push({ text: u.text.trim(), start: u.start, end: u.end, at: m.at, words: u.words.map(({ word, confidence }) => ({ word, confidence })), language: u.language });
     } else if (m.type === "speech_start") open = m.data.time as number;
     else if (m.type === "speech_end" && open !== null) {
       vadSegments.push({ start: open, end: m.data.time as number });
@@ -270,7 +270,7 @@ for (const entry of MODELS) {
       const vadDrops = droppedVadSegments(r.vadSegments, r.finals);
       rows.push({ model: entry, clip: c.id, category: c.category, system: "service", finals: r.finals, metrics, vadDrops, vadSegments: r.vadSegments.length, partials: r.partials, emptyFinals: r.emptyFinals });
       console.log(
-        `  ${c.id} (${c.durationS.toFixed(1)} s): WER ${pct(metrics.edits / metrics.words)}, dropped turns ${metrics.droppedTurns.length}/${metrics.turns}, VAD drops ${vadDrops.length}/${r.vadSegments.length}, loops ${metrics.loops.length}, dups ${metrics.duplicates.length}, lag p50 ${ms(quantile(metrics.lags, 0.5))} ms; load ${loadavg()[0]!.toFixed(1)}`,
+        `  ${c.id} (${c.durationS.toFixed(1)} s): WER ${pct(metrics.edits / metrics.words)}, dropped turns ${metrics.droppedTurns.length}/${metrics.turns}, VAD drops ${vadDrops.length}/${r.vadSegments.length}, loops ${metrics.loops.length}, dups ${metrics.duplicates.length}, not English ${r.finals.filter((f) => f.language !== "en").length}/${r.finals.length}, lag p50 ${ms(quantile(metrics.lags, 0.5))} ms; load ${loadavg()[0]!.toFixed(1)}`,
       );
     }
   }
@@ -410,6 +410,12 @@ for (const f of failures.slice(0, 12)) {
 }
 
 console.log(["", ...confidenceLines(rows, (id) => clips.find((c) => c.id === id)!.turns)].join("\n"));
+// Every clip is English: a final in another language is a misdetected one (whisper-base detects).
+for (const model of new Set(rows.filter((r) => r.system === "service").map((r) => r.model))) {
+  const finals = rows.filter((r) => r.system === "service" && r.model === model).flatMap((r) => r.finals);
+  const other = finals.filter((f) => f.language !== undefined && f.language !== "en");
+  console.log(`${model}: finals not in English ${other.length} of ${finals.length}${other.length ? ` (${[...new Set(other.map((f) => f.language))].join(", ")})` : ""}`);
+}
 
 mkdirSync(RESULTS, { recursive: true });
 writeFileSync(
