@@ -168,3 +168,5 @@ console.log(["| model | words paired | mean boundary error (ms) | p95 (ms) | eng
 console.log(`\nTurn edges against the sound (${agent.length} voice-agent clips of bench/fidelity), mean / p95 ms:\n`);
 console.log(["| model | turns service / fw | first word's start: service | faster-whisper | last word's end: service | faster-whisper |", "|---|---|---|---|---|---|", ...edgeRows].join("\n"));
 writeFileSync(path.join(tmp, "table.md"), rows.join("\n"));
+// The engines the CPU measurement loaded keep the event loop alive.
+process.exit(0);
