@@ -89,6 +89,27 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
     expect(led.text).toBe(alone.text);
   }, 60_000);
 
+  test("a final whose language the detection leaves uncertain is decoded in its two likeliest languages, the likelier decode kept", async () => {
+    if (!ready) return;
+    // An espeak-ng Scottish voice dictating a number: whisper-base hears Latin first.
+    const audio = speak("Call me back on six five zero, three one nine, eight eight four seven, any time after five.", { voice: "en-gb-scotland+f4", rate: 155 });
+    const detected = await base.detectLanguage!(audio);
+    expect(detected[0]!.language).not.toBe("en");
+    expect(detected[0]!.probability).toBeLessThan(0.5);
+    const r = await base.transcribe({ audio, partial: false, beamSize: 5 });
+    const english = await base.transcribe({ audio, partial: false, beamSize: 5, languages: ["en"] });
+    const first = await base.transcribe({ audio, partial: false, beamSize: 5, languages: [detected[0]!.language] });
+    expect(r.language).toBe("en");
+    expect(r.text).toBe(english.text);
+    expect(r.text).toMatch(/call me back/i);
+    expect(english.stats[0]!.sumLogprob).toBeGreaterThan(first.stats[0]!.sumLogprob);
+    // The utterance's evidence for the session: the losing language's share goes to English.
+    expect(r.languageProbabilities![0]!.language).toBe("en");
+    // A partial keeps the detection's language (its final will choose).
+    const partial = await base.transcribe({ audio, partial: true });
+    expect(partial.language).toBe(detected[0]!.language);
+  }, 60_000);
+
   test("translate task: French speech comes out in English", async () => {
     const r = await base.transcribe({ audio: clip("leopard_test_fr.wav"), partial: false, task: "translate" });
     console.log(`translate fr→en: «${r.text}»`);

@@ -47,15 +47,15 @@ export async function modelsWith(ids: string[] = [SMART_TURN_ID, SPEAKER_ID]): P
 }
 
 /**
- * English speech synthesized by espeak-ng, as 16 kHz mono float samples (sox resamples, without
- * dither: sox dithers a 16-bit output at random by default, and a test must hear the same samples
- * every run).
+ * Speech synthesized by espeak-ng (American English at 150 words a minute unless told), as 16 kHz
+ * mono float samples (sox resamples, without dither: sox dithers a 16-bit output at random by
+ * default, and a test must hear the same samples every run).
  */
-export function speak(text: string): Float32Array {
+export function speak(text: string, { voice = "en-us", rate = 150 }: { voice?: string; rate?: number } = {}): Float32Array {
   const dir = mkdtempSync(path.join(tmpdir(), "speak-"));
   const raw = path.join(dir, "raw.wav");
   const out = path.join(dir, "out.wav");
-  const say = Bun.spawnSync(["espeak-ng", "-v", "en-us", "-s", "150", "-w", raw, text]);
+  const say = Bun.spawnSync(["espeak-ng", "-v", voice, "-s", String(rate), "-w", raw, text]);
   if (say.exitCode !== 0) throw new Error(`espeak-ng failed: ${say.stderr.toString()}`);
   const conv = Bun.spawnSync(["sox", raw, "-D", "-r", "16000", "-c", "1", "-b", "16", out]);
   if (conv.exitCode !== 0) throw new Error(`sox failed: ${conv.stderr.toString()}`);

@@ -37,8 +37,8 @@ export interface WhisperTranscribeRequest extends TranscribeRequest {
 /** Timed segments of the last transcription, besides the engine-neutral result. */
 export interface WhisperTranscribeResult extends TranscribeResult {
   segments: TimedSegment[];
-  /** Decoding statistics of the window(s): average log-probability, no-speech probability, gzip ratio. */
-  stats: { avgLogprob: number; noSpeechProb: number; compressionRatio: number; temperature: number }[];
+  /** Decoding statistics of the window(s): log-probability (total and average), no-speech probability, gzip ratio. */
+  stats: { sumLogprob: number; avgLogprob: number; noSpeechProb: number; compressionRatio: number; temperature: number }[];
   /** Language probabilities of the first window when the language was detected, most likely first. */
   languageProbabilities?: LanguageProbability[];
 }

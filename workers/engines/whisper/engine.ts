@@ -21,7 +21,7 @@ import { LogitFilters, decodeWindow, logSoftmax, type SearchResult } from "./sea
 import { compressionRatio, seekAdvance, spokenWeight, tokensToSegments, type TimedSegment } from "./segments.ts";
 import { afterPrefix, ledSegments, usableLead } from "./lead.ts";
 import { lastClosedSegment } from "./repetition.ts";
-import { withPrior } from "./language-choice.ts";
+import { type LanguageDecode, byDecode, reweighted, rivalLanguage, withPriorProbabilities } from "./language-choice.ts";
 import { mulberry32 } from "../../util/prng.ts";
 import { stopIfAborted } from "../../util/abort.ts";
 
@@ -50,6 +50,16 @@ function wideSessionOptions(threads: number): ort.InferenceSession.SessionOption
     graphOptimizationLevel: "all",
     extra: { session: { intra_op: { allow_spinning: "0" } } },
   };
+}
+
+/**
+ * Encoder outputs of one request's windows, kept for the decodes of the same audio it leads to
+ * (decoded again unprompted, without its lead, or in another language): keyed by the window's
+ * place in the audio's buffer and the encoder's shape.
+ */
+interface EncodedWindows {
+  buffer: ArrayBufferLike;
+  windows: Map<string, ort.Tensor>;
 }
 
 const NO_SPEECH: Omit<WhisperTranscribeResult, "language"> = {
@@ -186,6 +196,10 @@ export class WhisperEngine implements Engine {
 
   /** `signal` stops the work before the next encoder or decoder call (the promise rejects with its reason). */
   async transcribe(request: TranscribeRequest, signal?: AbortSignal): Promise<WhisperTranscribeResult> {
+    return this.transcribeWith(request, signal, { buffer: request.audio.buffer, windows: new Map() });
+  }
+
+  private async transcribeWith(request: TranscribeRequest, signal: AbortSignal | undefined, encoded: EncodedWindows): Promise<WhisperTranscribeResult> {
     const req = request as WhisperTranscribeRequest;
     checkAudio(req.audio);
     const task = req.task ?? this.opts.task ?? "transcribe";
@@ -196,7 +210,7 @@ export class WhisperEngine implements Engine {
       }
     }
     const lead = usableLead(this.tokenizer, req);
-    if (req.lead && !lead) return this.transcribe(withoutLead(req), signal);
+    if (req.lead && !lead) return this.transcribeWith(withoutLead(req), signal, encoded);
     const fallbackLanguage = req.languages?.[0] ?? this.info.languages[0] ?? "en";
     if (req.audio.length === 0 || req.speech === false) return { ...NO_SPEECH, language: fallbackLanguage };
     if (this.opts.vad && !(await this.opts.vad(req.audio))) return { ...NO_SPEECH, language: fallbackLanguage };
@@ -229,18 +243,21 @@ export class WhisperEngine implements Engine {
       const offset = seek / WHISPER_SAMPLE_RATE;
       const windowSeconds = window.length / WHISPER_SAMPLE_RATE;
       await stopIfAborted(signal);
-      const hidden = await this.encode(window, decoding, req.cores ?? 1, windowShort, signal);
+      const hidden = await this.encodeOnce(encoded, window, decoding, req.cores ?? 1, windowShort, signal);
       await stopIfAborted(signal);
       /** The cross-attention caches the language detection computed on this window's encoder output. */
       let detectedCross: DecoderCache["cross"] | undefined;
       if (language === undefined) {
         const chosen = await this.chooseLanguage(hidden, req.languages, req.languagePrior);
+        // A final whose language the detection leaves uncertain is decoded in its two likeliest.
+        const rival = seek === 0 && !req.partial && chosen.posterior ? rivalLanguage(chosen.posterior) : undefined;
+        if (rival !== undefined) return this.inLikelierLanguage(req, chosen.probabilities!, [chosen.posterior![0]!, chosen.posterior![1]!], signal, encoded);
         language = chosen.language;
         languageProbabilities = chosen.probabilities;
         detectedCross = chosen.cross;
         // Detected in another language than the context's: decoded without it (see `contextLanguage`).
         if (chosen.probabilities && req.contextLanguage !== undefined && req.contextLanguage !== language) {
-          if (lead) return this.transcribe(outOfContext(req), signal);
+          if (lead) return this.transcribeWith(outOfContext(req), signal, encoded);
           previousText = undefined;
         }
         context = contextPrompt(this.tokenizer, previousText, req, language);
@@ -341,7 +358,7 @@ export class WhisperEngine implements Engine {
         continue;
       }
       windowShort = shortWindow;
-      stats.push({ avgLogprob: r.avgLogprob, noSpeechProb: r.noSpeechProb, compressionRatio: ratio, temperature });
+      stats.push({ sumLogprob: r.sumLogprob, avgLogprob: r.avgLogprob, noSpeechProb: r.noSpeechProb, compressionRatio: ratio, temperature });
       const repetitive = ratio > decoding.compressionRatioThreshold || chosen.overrun;
       // A loop after whole segments: those are kept, and the window's audio after them is decoded next.
       const resume = silent || repetitive ? null : resumePoint(r);
@@ -369,38 +386,71 @@ export class WhisperEngine implements Engine {
     const detected = languageProbabilities ? { languageProbabilities } : {};
     // A led decode that heard nothing after its prefix, or only the prefix's words again, is decoded without the lead.
     if (lead && (!/[\p{L}\p{N}]/u.test(text) || promptLed(text, lead.text, (req.audio.length - lead.samples) / WHISPER_SAMPLE_RATE))) {
-      return this.transcribe(withoutLead(req), signal);
+      return this.transcribeWith(withoutLead(req), signal, encoded);
     }
     // Punctuation alone (". . . .", Whisper's answer to some noise) is no speech either. A final's
     // prompt can tip a short reply the VAD heard over the no-speech line ("Yes." after a few turns):
     // it is silence only if it is silence unprompted too.
     if (!/[\p{L}\p{N}]/u.test(text)) {
-      if (previousText && !req.partial && !req.noFallback) return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
+      if (previousText && !req.partial && !req.noFallback) return this.transcribeWith({ ...req, previousText: undefined } as TranscribeRequest, signal, encoded);
       return { ...NO_SPEECH, language: lang, stats, ...detected };
     }
     // Whisper given audio it cannot make out may write its prompt's last words again ("1, 2, 3, 4"
     // for a noisy "Billing." after "One two three four."), continue it, or make up more words than
     // the audio holds: such a result is decoded again unprompted.
     if (!lead && previousText && promptLed(text, previousText, req.audio.length / WHISPER_SAMPLE_RATE)) {
-      return this.transcribe({ ...req, previousText: undefined } as TranscribeRequest, signal);
+      return this.transcribeWith({ ...req, previousText: undefined } as TranscribeRequest, signal, encoded);
     }
     const confidence = Math.round(Math.exp(weight > 0 ? weighted / weight : 0) * 1000) / 1000;
     return { text, language: lang, confidence, words, noSpeech: false, segments, stats, ...detected };
   }
 
-  /** The language of a window: its own detection, plus the stream's earlier evidence when given. */
+  /**
+   * The request decoded in each of two languages, the likelier decode kept (see `byDecode`), with
+   * the detection's probabilities reweighted by the decodes. A decode in the context's language
+   * keeps the context; one in another is decoded without it.
+   */
+  private async inLikelierLanguage(
+    req: WhisperTranscribeRequest,
+    detected: LanguageProbability[],
+    candidates: LanguageProbability[],
+    signal: AbortSignal | undefined,
+    encoded: EncodedWindows,
+  ): Promise<WhisperTranscribeResult> {
+    const decodes: (LanguageDecode & { result: WhisperTranscribeResult })[] = [];
+    for (const { language, probability } of candidates) {
+      const inContext = req.contextLanguage === undefined || req.contextLanguage === language;
+      const result = await this.transcribeWith({ ...(inContext ? req : outOfContext(req)), languages: [language] } as TranscribeRequest, signal, encoded);
+      decodes.push({ language, probability, sumLogprob: result.stats.reduce((s, x) => s + x.sumLogprob, 0), result });
+    }
+    return { ...byDecode(decodes).result, languageProbabilities: reweighted(detected, decodes) };
+  }
+
+  /** The encoder's output for a window of the request's audio, computed once per request (see `EncodedWindows`). */
+  private async encodeOnce(encoded: EncodedWindows, window: Float32Array, decoding: WhisperDecodingOptions, cores: number, shortWindow: boolean, signal?: AbortSignal): Promise<ort.Tensor> {
+    if (window.buffer !== encoded.buffer) return this.encode(window, decoding, cores, shortWindow, signal);
+    const key = `${window.byteOffset}:${window.length}:${shortWindow}:${decoding.shortestWindowS}:${decoding.padding}`;
+    const hit = encoded.windows.get(key);
+    if (hit) return hit;
+    const hidden = await this.encode(window, decoding, cores, shortWindow, signal);
+    encoded.windows.set(key, hidden);
+    return hidden;
+  }
+
+  /** The language of a window: its own detection, plus the stream's earlier evidence when given (`posterior`, likeliest first). */
   private async chooseLanguage(
     hidden: ort.Tensor,
     languages?: string[],
     prior?: Record<string, number>,
-  ): Promise<{ language: string; probabilities?: LanguageProbability[]; cross?: DecoderCache["cross"] }> {
+  ): Promise<{ language: string; probabilities?: LanguageProbability[]; posterior?: LanguageProbability[]; cross?: DecoderCache["cross"] }> {
     if (!this.cfg.multilingual) return { language: "en" };
     if (languages && languages.length === 1) {
       this.tokenizer.languageToken(languages[0]);
       return { language: languages[0] };
     }
     const { probabilities, cache } = await this.languageProbs(hidden, languages);
-    return { language: withPrior(probabilities, prior), probabilities, cross: cache.cross };
+    const posterior = withPriorProbabilities(probabilities, prior);
+    return { language: posterior[0]!.language, probabilities, posterior, cross: cache.cross };
   }
 
   async dispose(): Promise<void> {
