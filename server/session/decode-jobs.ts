@@ -87,7 +87,7 @@ export async function transcribe(jobs: DecodeJobs, channel: number, key: string,
   const { id, options } = jobs.host;
   const languages = decodeLanguages(jobs);
   const detects = languages === undefined || languages.length > 1;
-  const languagePrior = detects && !jobs.host.options.language_config.code_switching ? jobs.language.prior() : undefined;
+  const languagePrior = detects && !jobs.host.options.language_config.code_switching ? jobs.language.prior(key) : undefined;
   const vocabulary = sessionVocabulary(options);
   const lead = extra.lead;
   const previous = lead ? lead.previousText : (extra.previousText ?? previousText(jobs.heard, channel));

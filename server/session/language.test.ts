@@ -28,4 +28,16 @@ describe("LanguageEvidence", () => {
     e.record("0:1", undefined, 2);
     expect(e.prior()).toBeUndefined();
   });
+
+  test("a decode's prior leaves out its own utterance's earlier decodes: they heard part of the same audio", () => {
+    const e = new LanguageEvidence();
+    e.record("0:0", probs({ en: 0.9, la: 0.1 }), 2);
+    e.record("0:1", probs({ la: 0.6, en: 0.4 }), 2); // a partial of the next utterance
+    expect(e.prior()!.la).toBeLessThan(0);
+    expect(e.prior("0:1")).toEqual({ en: 0, la: Math.log(0.1) - Math.log(0.9) });
+    expect(e.prior("0:0")!.la).toBe(0);
+    const alone = new LanguageEvidence();
+    alone.record("0:0", probs({ la: 0.6, en: 0.4 }), 2);
+    expect(alone.prior("0:0")).toBeUndefined();
+  });
 });

@@ -34,9 +34,13 @@ export class LanguageEvidence {
     if (this.settledOn === undefined) this.byUtterance.delete(utterance);
   }
 
-  /** Log-evidence per language (the best at 0), or undefined before any detection. */
-  prior(): Record<string, number> | undefined {
-    const totals = this.totals();
+  /**
+   * Log-evidence per language (the best at 0), or undefined before any detection. A decode of an
+   * utterance takes the other utterances' evidence (`except` its own): its earlier decodes heard
+   * part of the same audio, no independent witness of it.
+   */
+  prior(except?: string): Record<string, number> | undefined {
+    const totals = this.totals(except);
     if (totals.size === 0) return undefined;
     const best = Math.max(...totals.values());
     return Object.fromEntries([...totals].map(([language, v]) => [language, v - best]));
@@ -57,12 +61,13 @@ export class LanguageEvidence {
     return this.settledOn;
   }
 
-  private totals(): Map<string, number> {
+  private totals(except?: string): Map<string, number> {
+    const witnesses = [...this.byUtterance].filter(([utterance]) => utterance !== except).map(([, w]) => w);
     const languages = new Set<string>();
-    for (const { probabilities } of this.byUtterance.values()) for (const p of probabilities) languages.add(p.language);
+    for (const { probabilities } of witnesses) for (const p of probabilities) languages.add(p.language);
     const totals = new Map<string, number>();
     for (const language of languages) totals.set(language, 0);
-    for (const { probabilities, weight } of this.byUtterance.values()) {
+    for (const { probabilities, weight } of witnesses) {
       const seen = new Map(probabilities.map((p) => [p.language, p.probability]));
       for (const language of languages) {
         const p = seen.get(language);
