@@ -43,15 +43,15 @@ describe("a stream's decode jobs", () => {
     expect(fixed.seen[0]!.request.contextLanguage).toBeUndefined();
   });
 
-  test("a decode's language prior is the other utterances' evidence, not its own earlier decodes'", async () => {
+  test("a decode's language prior is the other utterances' evidence, not its own partials'", async () => {
     const { jobs, seen } = recorded();
     const audio = new Float32Array(16000);
     jobs.language.record("0:0", [{ language: "en", probability: 0.9 }, { language: "la", probability: 0.1 }], 2);
-    jobs.language.record("0:1", [{ language: "la", probability: 0.7 }, { language: "en", probability: 0.3 }], 2); // its partial
+    jobs.language.record("0:1", [{ language: "la", probability: 0.7 }, { language: "en", probability: 0.3 }], 2, true); // its partial
     await decodeForStream(jobs, 0, "0:1", 0, { audio, previousText: "", partial: false, beamSize: 5 }, 4);
     expect(seen[0]!.request.languagePrior).toEqual({ en: 0, la: Math.log(0.1) - Math.log(0.9) });
     const first = recorded();
-    first.jobs.language.record("0:0", [{ language: "la", probability: 0.7 }, { language: "en", probability: 0.3 }], 2);
+    first.jobs.language.record("0:0", [{ language: "la", probability: 0.7 }, { language: "en", probability: 0.3 }], 2, true);
     await decodeForStream(first.jobs, 0, "0:0", 0, { audio, previousText: "", partial: false, beamSize: 5 }, 4);
     expect(first.seen[0]!.request.languagePrior).toBeUndefined();
   });

@@ -117,8 +117,8 @@ export async function transcribe(jobs: DecodeJobs, channel: number, key: string,
   };
   const r = await jobs.host.coordinator.transcribe(job, extra.signal);
   if (detects) {
-    if (r.text.trim() === "") jobs.language.forget(key);
-    else jobs.language.record(key, r.languageProbabilities, audio.length / FRONTEND_SAMPLE_RATE);
+    if (r.text.trim() === "") jobs.language.forget(key, partial);
+    else jobs.language.record(key, r.languageProbabilities, audio.length / FRONTEND_SAMPLE_RATE, partial);
   }
   return r;
 }

@@ -29,15 +29,23 @@ describe("LanguageEvidence", () => {
     expect(e.prior()).toBeUndefined();
   });
 
-  test("a decode's prior leaves out its own utterance's earlier decodes: they heard part of the same audio", () => {
+  test("a decode's prior leaves out its own utterance's partials (they heard part of the same audio), not its final-settings decode", () => {
     const e = new LanguageEvidence();
     e.record("0:0", probs({ en: 0.9, la: 0.1 }), 2);
-    e.record("0:1", probs({ la: 0.6, en: 0.4 }), 2); // a partial of the next utterance
+    e.record("0:1", probs({ la: 0.6, en: 0.4 }), 2, true); // a partial of the next utterance
     expect(e.prior()!.la).toBeLessThan(0);
     expect(e.prior("0:1")).toEqual({ en: 0, la: Math.log(0.1) - Math.log(0.9) });
-    expect(e.prior("0:0")!.la).toBe(0);
+    expect(e.prior("0:0")).toEqual(e.prior()!); // its own final-settings decode stays
     const alone = new LanguageEvidence();
-    alone.record("0:0", probs({ la: 0.6, en: 0.4 }), 2);
+    alone.record("0:0", probs({ la: 0.6, en: 0.4 }), 2, true);
     expect(alone.prior("0:0")).toBeUndefined();
+    // its final-settings decode (here one that chose English by decoding) stands for it, for its own later decodes too
+    alone.record("0:0", probs({ en: 0.999, la: 0.001 }), 2);
+    alone.record("0:0", probs({ la: 0.7, en: 0.3 }), 2.5, true);
+    expect(alone.prior("0:0")!.en).toBe(0);
+    expect(alone.prior()!.en).toBe(0);
+    // a partial that heard nothing forgets only itself
+    alone.forget("0:0", true);
+    expect(alone.prior("0:0")!.en).toBe(0);
   });
 });

@@ -17,27 +17,44 @@ const SETTLED = 0.99;
 /** Utterances remembered (evidence stops growing once a language is settled). */
 const MAX_UTTERANCES = 64;
 
+interface Witness {
+  probabilities: LanguageProbability[];
+  weight: number;
+}
+
 export class LanguageEvidence {
-  private readonly byUtterance = new Map<string, { probabilities: LanguageProbability[]; weight: number }>();
+  /** Per utterance, its latest partial's detection and its latest final-settings decode's (`full`). */
+  private readonly byUtterance = new Map<string, { partial?: Witness; full?: Witness }>();
   private settledOn: string | undefined;
 
-  /** An utterance's detection (its latest decode replaces an earlier one of the same utterance). */
-  record(utterance: string, probabilities: LanguageProbability[] | undefined, seconds: number): void {
+  /**
+   * An utterance's detection (its latest decode of a kind replaces an earlier one). A partial's
+   * detection heard a prefix of the audio in its own window; a final-settings decode's
+   * (`partial` false) may have chosen between languages by decoding in both (the engine's
+   * probabilities then say so), and stands for the utterance once there is one.
+   */
+  record(utterance: string, probabilities: LanguageProbability[] | undefined, seconds: number, partial = false): void {
     if (this.settledOn !== undefined || !probabilities || probabilities.length === 0) return;
+    const entry = this.byUtterance.get(utterance) ?? {};
     this.byUtterance.delete(utterance);
-    this.byUtterance.set(utterance, { probabilities, weight: Math.min(1, Math.max(0, seconds) / FULL_WEIGHT_S) });
+    entry[partial ? "partial" : "full"] = { probabilities, weight: Math.min(1, Math.max(0, seconds) / FULL_WEIGHT_S) };
+    this.byUtterance.set(utterance, entry);
     if (this.byUtterance.size > MAX_UTTERANCES) this.byUtterance.delete(this.byUtterance.keys().next().value!);
   }
 
   /** An utterance that turned out to hold no speech is no witness. */
-  forget(utterance: string): void {
-    if (this.settledOn === undefined) this.byUtterance.delete(utterance);
+  forget(utterance: string, partial = false): void {
+    const entry = this.byUtterance.get(utterance);
+    if (this.settledOn !== undefined || !entry) return;
+    delete entry[partial ? "partial" : "full"];
+    if (!entry.partial && !entry.full) this.byUtterance.delete(utterance);
   }
 
   /**
    * Log-evidence per language (the best at 0), or undefined before any detection. A decode of an
-   * utterance takes the other utterances' evidence (`except` its own): its earlier decodes heard
-   * part of the same audio, no independent witness of it.
+   * utterance (`except`) does not take its own partials' detections: they heard part of the same
+   * audio in short windows, and made the final's detection look certain when it was not. Its own
+   * final-settings decode's stays, so a language chosen by decoding holds for its later decodes.
    */
   prior(except?: string): Record<string, number> | undefined {
     const totals = this.totals(except);
@@ -62,7 +79,11 @@ export class LanguageEvidence {
   }
 
   private totals(except?: string): Map<string, number> {
-    const witnesses = [...this.byUtterance].filter(([utterance]) => utterance !== except).map(([, w]) => w);
+    const witnesses: Witness[] = [];
+    for (const [utterance, { partial, full }] of this.byUtterance) {
+      const w = full ?? (utterance === except ? undefined : partial);
+      if (w) witnesses.push(w);
+    }
     const languages = new Set<string>();
     for (const { probabilities } of witnesses) for (const p of probabilities) languages.add(p.language);
     const totals = new Map<string, number>();
