@@ -21,11 +21,6 @@ export function withPriorProbabilities(probabilities: LanguageProbability[], pri
   return probabilities.map((p, i) => ({ language: p.language, probability: weights[i]! / total })).sort((a, b) => b.probability - a.probability);
 }
 
-/** The likeliest language given a window's detection and the stream's log-evidence before it. */
-export function withPrior(probabilities: LanguageProbability[], prior?: Record<string, number>): string {
-  return withPriorProbabilities(probabilities, prior)[0]!.language;
-}
-
 /** The second language a final is decoded in when the likeliest is uncertain (see `UNCERTAIN_BELOW`), else undefined. */
 export function rivalLanguage(posterior: LanguageProbability[]): string | undefined {
   return posterior.length > 1 && posterior[0]!.probability < UNCERTAIN_BELOW ? posterior[1]!.language : undefined;
