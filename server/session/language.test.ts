@@ -47,5 +47,9 @@ describe("LanguageEvidence", () => {
     // a partial that heard nothing forgets only itself
     alone.forget("0:0", true);
     expect(alone.prior("0:0")!.en).toBe(0);
+    // one whose final-settings decode heard nothing is no witness at all
+    alone.record("0:0", probs({ la: 0.7, en: 0.3 }), 2.5, true);
+    alone.forget("0:0");
+    expect(alone.prior()).toBeUndefined();
   });
 });

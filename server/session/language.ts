@@ -42,12 +42,15 @@ export class LanguageEvidence {
     if (this.byUtterance.size > MAX_UTTERANCES) this.byUtterance.delete(this.byUtterance.keys().next().value!);
   }
 
-  /** An utterance that turned out to hold no speech is no witness. */
+  /**
+   * An utterance whose final-settings decode heard no speech is no witness; a partial that heard
+   * none drops only the utterance's partial detection.
+   */
   forget(utterance: string, partial = false): void {
     const entry = this.byUtterance.get(utterance);
     if (this.settledOn !== undefined || !entry) return;
-    delete entry[partial ? "partial" : "full"];
-    if (!entry.partial && !entry.full) this.byUtterance.delete(utterance);
+    if (partial) delete entry.partial;
+    if (!partial || !entry.full) this.byUtterance.delete(utterance);
   }
 
   /**
