@@ -91,23 +91,26 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
 
   test("a final whose language the detection leaves uncertain is decoded in its two likeliest languages, the likelier decode kept", async () => {
     if (!ready) return;
-    // An espeak-ng Scottish voice dictating a number: whisper-base hears Latin first.
+    // An espeak-ng Scottish voice dictating a number, which whisper-base's signed-int8 encoder hears
+    // as Latin first (0.44, English 0.22). The session's evidence (`languagePrior`) is shaped so that
+    // the posterior is Latin 0.45, English 0.40 whatever this CPU's encoder detects: the decodes decide.
     const audio = speak("Call me back on six five zero, three one nine, eight eight four seven, any time after five.", { voice: "en-gb-scotland+f4", rate: 155 });
     const detected = await base.detectLanguage!(audio);
-    expect(detected[0]!.language).not.toBe("en");
-    expect(detected[0]!.probability).toBeLessThan(0.5);
-    const r = await base.transcribe({ audio, partial: false, beamSize: 5 });
+    const target: Record<string, number> = { la: 0.45, en: 0.4 };
+    const rest = 0.15 / (detected.length - 2);
+    const languagePrior = Object.fromEntries(detected.map((p) => [p.language, Math.log((target[p.language] ?? rest) / p.probability)]));
+    const r = await base.transcribe({ audio, partial: false, beamSize: 5, languagePrior });
     const english = await base.transcribe({ audio, partial: false, beamSize: 5, languages: ["en"] });
-    const first = await base.transcribe({ audio, partial: false, beamSize: 5, languages: [detected[0]!.language] });
+    const latin = await base.transcribe({ audio, partial: false, beamSize: 5, languages: ["la"] });
+    expect(english.stats[0]!.sumLogprob + Math.log(0.4)).toBeGreaterThan(latin.stats[0]!.sumLogprob + Math.log(0.45));
     expect(r.language).toBe("en");
     expect(r.text).toBe(english.text);
     expect(r.text).toMatch(/call me back/i);
-    expect(english.stats[0]!.sumLogprob).toBeGreaterThan(first.stats[0]!.sumLogprob);
-    // The utterance's evidence for the session: the losing language's share goes to English.
+    // The utterance's evidence for the session: Latin's share of the detection goes to English.
     expect(r.languageProbabilities![0]!.language).toBe("en");
-    // A partial keeps the detection's language (its final will choose).
-    const partial = await base.transcribe({ audio, partial: true });
-    expect(partial.language).toBe(detected[0]!.language);
+    // A partial keeps the likeliest language (its final will choose).
+    const partial = await base.transcribe({ audio, partial: true, languagePrior });
+    expect(partial.language).toBe("la");
   }, 60_000);
 
   test("translate task: French speech comes out in English", async () => {
