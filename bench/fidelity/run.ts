@@ -270,7 +270,7 @@ for (const entry of MODELS) {
       const vadDrops = droppedVadSegments(r.vadSegments, r.finals);
       rows.push({ model: entry, clip: c.id, category: c.category, system: "service", finals: r.finals, metrics, vadDrops, vadSegments: r.vadSegments.length, partials: r.partials, emptyFinals: r.emptyFinals });
       console.log(
-        `  ${c.id} (${c.durationS.toFixed(1)} s): WER ${pct(metrics.edits / metrics.words)}, dropped turns ${metrics.droppedTurns.length}/${metrics.turns}, VAD drops ${vadDrops.length}/${r.vadSegments.length}, loops ${metrics.loops.length}, dups ${metrics.duplicates.length}, not English ${r.finals.filter((f) => f.language !== "en").length}/${r.finals.length}, lag p50 ${ms(quantile(metrics.lags, 0.5))} ms; load ${loadavg()[0]!.toFixed(1)}`,
+        `  ${c.id} (${c.durationS.toFixed(1)} s): WER ${pct(metrics.edits / metrics.words)}, dropped turns ${metrics.droppedTurns.length}/${metrics.turns}, VAD drops ${vadDrops.length}/${r.vadSegments.length}, loops ${metrics.loops.length}, dups ${metrics.duplicates.length}, not English ${r.finals.filter(notEnglish).length}/${r.finals.length}, lag p50 ${ms(quantile(metrics.lags, 0.5))} ms; load ${loadavg()[0]!.toFixed(1)}`,
       );
     }
   }
@@ -287,6 +287,11 @@ for (const entry of MODELS) {
 }
 
 // ── report ─────────────────────────────────────────────────────────────────
+
+/** Every clip is English: a final the service gave another language is a misdetected one. */
+function notEnglish(f: Final): boolean {
+  return f.language !== undefined && f.language !== "en";
+}
 
 function pct(x: number): string {
   return Number.isFinite(x) ? `${(x * 100).toFixed(1)} %` : "-";
@@ -413,7 +418,7 @@ console.log(["", ...confidenceLines(rows, (id) => clips.find((c) => c.id === id)
 // Every clip is English: a final in another language is a misdetected one (whisper-base detects).
 for (const model of new Set(rows.filter((r) => r.system === "service").map((r) => r.model))) {
   const finals = rows.filter((r) => r.system === "service" && r.model === model).flatMap((r) => r.finals);
-  const other = finals.filter((f) => f.language !== undefined && f.language !== "en");
+  const other = finals.filter(notEnglish);
   console.log(`${model}: finals not in English ${other.length} of ${finals.length}${other.length ? ` (${[...new Set(other.map((f) => f.language))].join(", ")})` : ""}`);
 }
 
