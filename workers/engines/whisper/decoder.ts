@@ -97,7 +97,7 @@ export class WhisperDecoder {
   /**
    * What a call on the cache branch fetches: the logits and the self-attention caches. The
    * cross-attention caches it also outputs are its inputs again (kept from the first call), and
-   * copying them out at every step costs a base-sized decoder about a tenth of its step time.
+   * copying them out at every step is the largest copy of the step (bench/README.md).
    */
   private readonly cacheBranchOutputs: string[];
 
