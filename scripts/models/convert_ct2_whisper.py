@@ -41,6 +41,12 @@ Steps:
       only its cross-attention key and value projections (the products over the encoder's 1500
       positions, in a window's first call) in signed 8-bit weights, one scale per column; used with
       the signed-int8 encoder.
+    - `decoder_model_merged_w8.onnx` (with `--weight-int8-decoder`): the decoder with its layers'
+      weight matrices in unsigned 8-bit blocks of 32 rows per column, each with its scale and zero
+      point, as onnxruntime's MatMulNBits (accuracy level 4: the activations quantized per block
+      too); the vocabulary projection stays fp32, and the cross-attention projections of the
+      encoder's output stay as in the decoder it is made from (`_cross_int8` where written, else
+      fp32). Used with the signed-int8 encoder on CPUs with 8-bit dot products.
     - `decoder_alignment.onnx`: a decoder without a cache for word timing. It takes the tokens of a
       window ([start of transcript, <|notimestamps|>, text, end of text]) and the merged decoder's
       cross-attention keys and values of that window (`present.N.encoder.*` of its first call, so the
@@ -63,6 +69,7 @@ Steps:
 
 Usage:
   convert_ct2_whisper.py --source DIR [--source DIR ...] --out DIR [--audio CLIP.wav] [--language en] [--cross-int8-decoder]
+                        [--weight-int8-decoder]
 """
 from __future__ import annotations
 
@@ -300,7 +307,7 @@ def build_configs(dims: dict, ct2_config: dict, tokens: dict[str, int]) -> tuple
 # -------------------------------------------------------------------------------------------- export, quantize
 
 
-def export_onnx(ct2_dir: Path, work: Path, out: Path, cross_int8: bool) -> None:
+def export_onnx(ct2_dir: Path, work: Path, out: Path, cross_int8: bool, weight_int8: bool) -> None:
     import torch
     from transformers import WhisperConfig, WhisperFeatureExtractor, WhisperForConditionalGeneration
 
@@ -377,6 +384,10 @@ def export_onnx(ct2_dir: Path, work: Path, out: Path, cross_int8: bool) -> None:
         shared_projection(out / f"decoder_model_merged{variant}.onnx")
     if cross_int8:
         cross_attention_int8(out / "decoder_model_merged.onnx", out / f"decoder_model_merged{CROSS_INT8}.onnx")
+    if weight_int8:
+        # on the decoder whose cross-attention projections are int8 where there is one
+        src = out / f"decoder_model_merged{CROSS_INT8 if cross_int8 else ''}.onnx"
+        weight_int8_decoder(src, out / f"decoder_model_merged{WEIGHT_INT8}.onnx")
 
 
 ALIGNMENT = "decoder_alignment.onnx"
@@ -665,6 +676,84 @@ def cross_attention_int8(src: Path, dst: Path) -> None:
     log(f"{dst.name}: {integer} cross-attention projections in signed int8 ({time.time() - t0:.0f} s)")
 
 
+WEIGHT_INT8 = "_w8"
+WEIGHT_INT8_BLOCK = 32
+
+
+def weight_int8_decoder(src: Path, dst: Path) -> None:
+    """Writes the merged decoder with its layers' weight matrices in 8 bits, blocks of 32 (MatMulNBits).
+
+    A decoder step multiplies one token's hidden state (a few rows for a beam) by every weight
+    matrix: its time goes to reading the weights. Here each matrix product of a layer with a
+    constant weight, in either branch, becomes onnxruntime's MatMulNBits, but for the first call's
+    key and value projections of the encoder's output (1500 rows at once, where MatMulNBits is no
+    faster than fp32; `src` may hold them in int8 already): unsigned 8-bit weights
+    with a scale and a zero point per block of 32 input rows of each column (onnxruntime's own block
+    quantizer), four times fewer bytes to read than fp32, and `accuracy_level` 4 (the activations
+    quantized per block at each call, products in 8-bit integers). Unlike the dynamic int8 decoder
+    (`_quantized`, one scale per matrix for the activations), the blocks keep small activations
+    apart from large ones. The vocabulary projection (the transposed token embeddings) stays fp32:
+    its logits choose the words, and in 8 bits it cost words on `bench/wer` (bench/README.md).
+    """
+    import onnx
+    from onnx import helper, numpy_helper
+    from onnxruntime.capi._pybind_state import quantize_matmul_8bits
+
+    model = onnx.load(str(src))
+    ifs = [n for n in model.graph.node if n.op_type == "If"]
+    if len(ifs) != 1:
+        raise SystemExit(f"{src.name}: expected one If node (a merged decoder), found {len(ifs)}")
+    weights = {t.name: t for t in model.graph.initializer}
+    transposed = {n.output[0]: n.input[0] for n in model.graph.node if n.op_type == "Transpose" and n.input[0] in weights}
+    made: dict[str, tuple[int, int]] = {}
+
+    def quantized(name: str, w: np.ndarray) -> tuple[int, int]:
+        if name not in made:
+            k, n = w.shape
+            blocks = (k + WEIGHT_INT8_BLOCK - 1) // WEIGHT_INT8_BLOCK
+            packed = np.zeros((n, blocks, WEIGHT_INT8_BLOCK), dtype=np.uint8)
+            zero = np.zeros((n, blocks), dtype=np.uint8)
+            scales = np.zeros((n, blocks), dtype=np.float32)
+            quantize_matmul_8bits(packed, np.ascontiguousarray(w, dtype=np.float32), scales, zero, WEIGHT_INT8_BLOCK, n, k, False)
+            model.graph.initializer.extend([numpy_helper.from_array(packed, f"{name}_w8"), numpy_helper.from_array(scales, f"{name}_w8_scales"),
+                                            numpy_helper.from_array(zero, f"{name}_w8_zero_points")])
+            made[name] = (k, n)
+        return made[name]
+
+    replaced = 0
+    for branch in (a.g for a in ifs[0].attribute if a.type == onnx.AttributeProto.GRAPH):
+        local = {t.name: t for t in branch.initializer}
+        for node in [n for n in branch.node if n.op_type == "MatMul"]:
+            b = node.input[1]
+            if b in transposed or node.input[0] == "encoder_hidden_states":
+                continue  # the vocabulary projection; the first call's projections of the encoder output (1500 rows: no faster so)
+            source = weights.get(b, local.get(b))
+            if source is None:
+                continue  # a product of two activations (attention)
+            w = numpy_helper.to_array(source).astype(np.float32)
+            if w.ndim != 2:
+                continue
+            k, n = quantized(b, w)
+            at = list(branch.node).index(node)
+            branch.node.remove(node)
+            branch.node.insert(at, helper.make_node(
+                "MatMulNBits", [node.input[0], f"{b}_w8", f"{b}_w8_scales", f"{b}_w8_zero_points"], list(node.output),
+                name=f"{node.name or b}_w8", domain="com.microsoft", K=k, N=n, bits=8, block_size=WEIGHT_INT8_BLOCK, accuracy_level=4))
+            replaced += 1
+    if replaced == 0:
+        raise SystemExit(f"{src.name}: no weight matrix to quantize")
+    # the fp32 weights now unread go
+    read = {x for n in model.graph.node for x in n.input}
+    read |= {x for a in ifs[0].attribute if a.type == onnx.AttributeProto.GRAPH for n in a.g.node for x in n.input}
+    kept = [t for t in model.graph.initializer if t.name in read]
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(kept)
+    if not any(o.domain == "com.microsoft" for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    save_model(model, dst, False)
+    log(f"{dst.name}: {replaced} matrix products on {len(made)} weight matrices in 8-bit blocks")
+
+
 def shared_projection(path: Path) -> None:
     """Moves the merged decoder's Transposes of an outer initializer out of its If branches (in place).
 
@@ -825,6 +914,7 @@ def verify(ct2_dir: Path, out: Path, work: Path, audio_path: Path | None, langua
         ("onnx_int8", "_quantized", "_quantized"),
         ("onnx_int8_signed_encoder", "_int8", ""),
         ("onnx_int8_signed_encoder_cross_int8_decoder", "_int8", CROSS_INT8),
+        ("onnx_int8_signed_encoder_w8_decoder", "_int8", WEIGHT_INT8),
     )
     for key, encoder, decoder in variants:
         if not (out / f"decoder_model_merged{decoder}.onnx").exists():
@@ -848,6 +938,7 @@ def main() -> int:
     ap.add_argument("--language", default="en", help="language of the clip (default en)")
     ap.add_argument("--max-wer", type=float, default=0.05, help="largest word error rate allowed against faster-whisper")
     ap.add_argument("--cross-int8-decoder", action="store_true", help=f"also write decoder_model_merged{CROSS_INT8}.onnx (signed-int8 cross-attention projections)")
+    ap.add_argument("--weight-int8-decoder", action="store_true", help=f"also write decoder_model_merged{WEIGHT_INT8}.onnx (the layers' weight matrices in 8-bit blocks)")
     args = ap.parse_args()
 
     t0 = time.time()
@@ -856,7 +947,7 @@ def main() -> int:
         shutil.rmtree(args.out)
     shutil.rmtree(work, ignore_errors=True)
     ct2_dir = assemble_ct2_dir(args.source, work / "ct2")
-    export_onnx(ct2_dir, work, args.out, args.cross_int8_decoder)
+    export_onnx(ct2_dir, work, args.out, args.cross_int8_decoder, args.weight_int8_decoder)
     result = verify(ct2_dir, args.out, work, args.audio, args.language, args.max_wer)
     result["seconds"] = round(time.time() - t0, 1)
     result["files"] = {p.name: p.stat().st_size for p in sorted(args.out.iterdir())}

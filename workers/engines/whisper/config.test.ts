@@ -66,6 +66,17 @@ describe("which ONNX files a Whisper model loads", () => {
     expect(pick(cross, true, true)).toEqual(["encoder_model_int8.onnx", "decoder_model_merged_int8.onnx"]);
   });
 
+  test("with the int8 encoder on a CPU with 8-bit dot products: the decoder with 8-bit weight blocks before the others", () => {
+    const w8 = modelDir("w8", ["", "_quantized", "_int8", "_cross_int8", "_w8"]);
+    expect(pick(w8, "encoder", true)).toEqual(["encoder_model_int8.onnx", "decoder_model_merged_w8.onnx"]);
+    expect(pick(w8, "signed-encoder", true)).toEqual(["encoder_model_int8.onnx", "decoder_model_merged_w8.onnx"]);
+    // its products are in 8-bit integers: not without dot products, nor where fp32 or int8 files were asked for
+    expect(pick(w8, "encoder", false)).toEqual(["encoder_model_quantized.onnx", "decoder_model_merged.onnx"]);
+    expect(pick(w8, "signed-encoder", false)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);
+    expect(pick(w8, false, true)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);
+    expect(pick(w8, true, true)).toEqual(["encoder_model_int8.onnx", "decoder_model_merged_int8.onnx"]);
+  });
+
   test("without 8-bit dot products a signed-int8 file is used only when no other file is there", () => {
     const signed = modelDir("signed", ["", "_int8"]);
     expect(pick(signed, "encoder", false)).toEqual(["encoder_model.onnx", "decoder_model_merged.onnx"]);

@@ -65,9 +65,13 @@ function num(obj: Record<string, unknown>, key: string, fallback?: number): numb
  * Of the int8 files, `*_int8.onnx` (signed weights) comes first where the CPU has 8-bit
  * dot-product instructions; elsewhere `*_quantized.onnx` (unsigned weights), then fp32, and the
  * signed file only when neither is there: see `../cpu.ts`. With the int8 encoder (`"encoder"`,
- * `"signed-encoder"`) on such a CPU, the decoder is `decoder_model_merged_cross_int8.onnx` where the
- * converter made one: fp32, but for the cross-attention key and value projections of the encoder's
- * output (signed int8), most of a window's first decoder call; the fp32 decoder elsewhere.
+ * `"signed-encoder"`) on such a CPU, the decoder is `decoder_model_merged_w8.onnx` where the
+ * converter made one: its layers' weight matrices (not the vocabulary projection, nor the
+ * projections of the encoder's output) in 8-bit blocks of 32 with their own scales (onnxruntime's
+ * MatMulNBits), a quarter of the bytes a one-token step reads of them in fp32; else
+ * `decoder_model_merged_cross_int8.onnx`: fp32, but for the cross-attention key and value
+ * projections of the encoder's output (signed int8), most of a window's first decoder call; the
+ * fp32 decoder elsewhere.
  */
 export type QuantizedChoice = boolean | "encoder" | "signed-encoder";
 
@@ -92,8 +96,9 @@ export function loadWhisperConfig(
   const fp32 = ["", "_quantized", "_int8"];
   const q = overrides.quantized;
   const encoderOrder = q === "signed-encoder" ? (dot ? ["_int8", "", "_quantized"] : fp32) : q ? int8 : fp32;
-  // with the int8 encoder and 8-bit dot products, the fp32 decoder whose cross-attention projections are int8
-  const decoderOrder = q === true ? int8 : q && dot ? ["_cross_int8", ...fp32] : fp32;
+  // with the int8 encoder and 8-bit dot products: the decoder with 8-bit weight blocks, else the fp32
+  // decoder whose cross-attention projections are int8
+  const decoderOrder = q === true ? int8 : q && dot ? ["_w8", "_cross_int8", ...fp32] : fp32;
   return {
     nMels,
     dModel,
