@@ -44,9 +44,8 @@ Steps:
     - `decoder_model_merged_w8.onnx` (with `--weight-int8-decoder`): the decoder with its layers'
       weight matrices in unsigned 8-bit blocks of 32 rows per column, each with its scale and zero
       point, as onnxruntime's MatMulNBits (accuracy level 4: the activations quantized per block
-      too); the vocabulary projection stays fp32, and the cross-attention projections of the
-      encoder's output stay as in the decoder it is made from (`_cross_int8` where written, else
-      fp32). Used with the signed-int8 encoder on CPUs with 8-bit dot products.
+      too); the vocabulary projection and the cross-attention projections of the encoder's output
+      stay fp32. Used with the signed-int8 encoder on CPUs with 8-bit dot products.
     - `decoder_alignment.onnx`: a decoder without a cache for word timing. It takes the tokens of a
       window ([start of transcript, <|notimestamps|>, text, end of text]) and the merged decoder's
       cross-attention keys and values of that window (`present.N.encoder.*` of its first call, so the
@@ -385,9 +384,7 @@ def export_onnx(ct2_dir: Path, work: Path, out: Path, cross_int8: bool, weight_i
     if cross_int8:
         cross_attention_int8(out / "decoder_model_merged.onnx", out / f"decoder_model_merged{CROSS_INT8}.onnx")
     if weight_int8:
-        # on the decoder whose cross-attention projections are int8 where there is one
-        src = out / f"decoder_model_merged{CROSS_INT8 if cross_int8 else ''}.onnx"
-        weight_int8_decoder(src, out / f"decoder_model_merged{WEIGHT_INT8}.onnx")
+        weight_int8_decoder(out / "decoder_model_merged.onnx", out / f"decoder_model_merged{WEIGHT_INT8}.onnx")
 
 
 ALIGNMENT = "decoder_alignment.onnx"
@@ -687,7 +684,7 @@ def weight_int8_decoder(src: Path, dst: Path) -> None:
     matrix: its time goes to reading the weights. Here each matrix product of a layer with a
     constant weight, in either branch, becomes onnxruntime's MatMulNBits, but for the first call's
     key and value projections of the encoder's output (1500 rows at once, where MatMulNBits is no
-    faster than fp32; `src` may hold them in int8 already): unsigned 8-bit weights
+    faster than fp32): unsigned 8-bit weights
     with a scale and a zero point per block of 32 input rows of each column (onnxruntime's own block
     quantizer), four times fewer bytes to read than fp32, and `accuracy_level` 4 (the activations
     quantized per block at each call, products in 8-bit integers). Unlike the dynamic int8 decoder

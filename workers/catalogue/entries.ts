@@ -161,8 +161,8 @@ export const CATALOGUE: CatalogueEntry[] = [
         // int8 cross-attention projections: the same words on every clip, with and without partials
         // (bench/README.md); whisper-base lost a Spanish word with them, so it keeps the fp32 decoder
         crossInt8Decoder: true,
-        // the decoder layers' weights in 8-bit blocks, preferred with the signed-int8 encoder (bench/README.md)
-        weightInt8Decoder: true,
+        // not the decoder with its layers' weights in 8-bit blocks: with these int8 projections it lost
+        // a word of jfk, and with them in 8-bit blocks its first call is as slow as fp32's (bench/README.md)
       },
     ],
     requires: ["whisper-assets"],
