@@ -345,7 +345,9 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
     const filters = loadWhisperMelFilters(path.join(modelsDir, "whisper-assets"), 80);
     const mel = whisperLogMel(clip("jfk.wav"), 80, { padToSamples: 15 * 16_000, filters });
     const features = new ort.Tensor("float32", mel.data, [1, 80, mel.nFrames]);
-    for (const engine of [tiny, base]) {
+    // the default whisper-base may load the decoder with 8-bit layers, whose activations are quantized
+    // per call: the same next token there, its logits within that rounding
+    for (const [engine, tolerance] of [[tiny, 1e-3], [base32, 1e-3], [base, 0.3]] as const) {
       const { decoder, encoder, tokenizer } = engine as unknown as { decoder: WhisperDecoder; encoder: WhisperEncoder; tokenizer: WhisperTokenizer };
       const V = decoder.vocabSize;
       const hidden = await encoder.run(features);
@@ -358,7 +360,9 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
       const last = whole.logits.subarray(3 * V);
       let diff = 0;
       for (let i = 0; i < V; i++) diff = Math.max(diff, Math.abs(last[i]! - step.logits[i]!));
-      expect(diff).toBeLessThan(1e-3);
+      expect(diff).toBeLessThan(tolerance);
+      const best = (x: Float32Array) => x.reduce((b, v, i) => (v > x[b]! ? i : b), 0);
+      expect(best(last)).toBe(best(step.logits.subarray(0, V)));
     }
   }, 60_000);
 
