@@ -1014,11 +1014,11 @@ describe("a final-settings decode that stopped early", () => {
   // Ten words over 5 s, none committed (agreement never reached): only the decodes' word ends count.
   const all = Array.from({ length: 10 }, (_, i) => w(`w${i}`, i * 0.5, i * 0.5 + 0.4));
   /** `heard(req)`: how many words a final-settings decode reads (Whisper ending its window early, the rest unread). */
-  function stream(heard: (req: StreamDecodeRequest) => number) {
+  function stream(heard: (req: StreamDecodeRequest) => number, context: string) {
     const calls: StreamDecodeRequest[] = [];
     const s = new UtteranceStream({
       profile: { ...STREAMING_PROFILES.balanced, agreement: 5 },
-      context: "earlier words",
+      context,
       decode: async (req) => {
         calls.push(req);
         // The words inside the request's audio (a view of the utterance's), times relative to it.
@@ -1031,8 +1031,8 @@ describe("a final-settings decode that stopped early", () => {
     });
     return { calls, s };
   }
-  async function final(heard: (req: StreamDecodeRequest) => number) {
-    const { calls, s } = stream(heard);
+  async function final(heard: (req: StreamDecodeRequest) => number, context = "earlier words") {
+    const { calls, s } = stream(heard, context);
     s.partial(new Float32Array(5 * RATE)); // the partial hears w0…w9 (to 4.9 s)
     await s.idle();
     const view = await s.finish(new Float32Array(5.2 * RATE));
@@ -1060,6 +1060,34 @@ describe("a final-settings decode that stopped early", () => {
       [false, "earlier words"],
       [false, ""],
       [false, `earlier words ${texts(all.slice(0, 5))}`],
+    ]);
+  });
+
+  test("without text before it (no prompt, no lead) is not asked again unprompted: the rest is decoded on its own", async () => {
+    // The first utterance of a channel: its final-settings decode stops after w4 (2.4 s).
+    const { text, calls } = await final((req) => (req.previousText !== "" ? 10 : 5), "");
+    expect(text).toBe(texts(all));
+    expect(calls).toEqual([
+      [true, ""],
+      [false, ""],
+      [false, texts(all.slice(0, 5))],
+    ]);
+  });
+
+  test("that hears no word at all, prompted or not, is the final: no rest is decoded", async () => {
+    // Babble the greedy partials made words of; the final-settings decodes hear no speech in it.
+    const prompted = await final(() => 0);
+    expect(prompted.text).toBe("");
+    expect(prompted.calls).toEqual([
+      [true, "earlier words"],
+      [false, "earlier words"],
+      [false, ""],
+    ]);
+    const unprompted = await final(() => 0, "");
+    expect(unprompted.text).toBe("");
+    expect(unprompted.calls).toEqual([
+      [true, ""],
+      [false, ""],
     ]);
   });
 

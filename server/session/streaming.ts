@@ -127,6 +127,10 @@ interface Decoded {
   lastEnd: number;
   /** Asked before the earlier utterances were recognized (`contextPending`): its prompt or lead may not be the final's. */
   provisional: boolean;
+  /** Prompted with text said before the buffer (without such text a decode has no lead either: see `LeadAudio`). */
+  prompted: boolean;
+  /** Heard no word in its audio. */
+  silent: boolean;
 }
 
 /**
@@ -446,14 +450,20 @@ export class UtteranceStream {
       await this.opts.contextPending?.();
       d = await this.decodeBuffer(audio, false, p.finalBeamSize);
       // Decoded again without the prompt, which is what made Whisper skip (both decodes count); a
-      // second reading whose words end earlier than the first's does not replace it.
+      // second reading whose words end earlier than the first's does not replace it. A decode that
+      // had no prompt is not asked again: the same request gives the same reading.
       if (d.skipped) {
         const first = d;
-        const again = await this.decodeBuffer(audio, false, p.finalBeamSize, false, undefined, false);
-        d = again.skipped && again.lastEnd < first.lastEnd ? first : again;
-        d.seconds = first.seconds + again.seconds;
-        // Both readings stopped before words an earlier decode heard: the rest is decoded on its own.
-        if (d.lastEnd < this.heardUntil - STOPPED_EARLY_S) d = await this.decodeRest(audio, d, p.finalBeamSize);
+        if (first.prompted) {
+          const again = await this.decodeBuffer(audio, false, p.finalBeamSize, false, undefined, false);
+          d = again.skipped && again.lastEnd < first.lastEnd ? first : again;
+          d.seconds = first.seconds + again.seconds;
+        }
+        // The readings stopped before words an earlier decode heard: the rest is decoded on its own.
+        // Not when they heard no word at all: the final-settings decode of the whole buffer found
+        // no speech there (the no-speech rule), and the rest, prompted with words only greedy
+        // partials agreed on (babble misheard as speech), would be read from that prompt.
+        if (d.lastEnd < this.heardUntil - STOPPED_EARLY_S && !d.silent) d = await this.decodeRest(audio, d, p.finalBeamSize);
       }
     } else {
       // The newest decode's tail. It saw the utterance plus a little of the pause after it, so its
@@ -519,7 +529,7 @@ export class UtteranceStream {
     const skipped = (words.length < this.committed.length && textLength(words) < SKIP_RATIO * textLength(this.committed)) || lastEnd < this.heardUntil - STOPPED_EARLY_S;
     this.heardUntil = Math.max(this.heardUntil, lastEnd);
     const tentative = afterCommitted(reread, this.committed);
-    const decoded: Decoded = { audioEnd: audio.length, tentative, reread, bufferStart: this.bufferStart, language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped, lastEnd, provisional };
+    const decoded: Decoded = { audioEnd: audio.length, tentative, reread, bufferStart: this.bufferStart, language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped, lastEnd, provisional, prompted: previousText !== "", silent: words.length === 0 };
     this.latest = decoded;
     return decoded;
   }
