@@ -84,6 +84,13 @@ const SKIP_RATIO = 0.8;
  * its audio ends (after re-reading its prompt, say) and the rest of the window goes unread.
  */
 const STOPPED_EARLY_S = 2;
+/**
+ * A final-settings reading whose last word ends this long (s) before the utterance's audio does
+ * left the end unread: that audio ends where the VAD last heard speech (plus its short pad), so
+ * words were said after the last one read. More than a word's time error (bench/words) and a
+ * pause inside a sentence.
+ */
+const UNREAD_TAIL_S = 1;
 
 /**
  * Word pairs a re-reading of committed words may repeat beyond those the committed words repeat
@@ -434,6 +441,8 @@ export class UtteranceStream {
     // A final-settings decode asked before the earlier utterances were recognized is not reused.
     const usable = (x: { audioEnd: number; partial: boolean; provisional: boolean }) => covers(x.audioEnd) && (x.partial ? p.reuseCoveringDecode : !x.provisional);
     let d: Decoded | null = null;
+    /** The audio after the reading's last word has been decoded on its own (`decodeRest`). */
+    let rested = false;
     if (this.inflight) {
       if (usable(this.inflight)) d = await this.inflight.decoded.catch(() => null);
       else this.inflight.abort.abort(); // not needed: frees the engine for the final's decode
@@ -463,7 +472,10 @@ export class UtteranceStream {
         // Not when they heard no word at all: the final-settings decode of the whole buffer found
         // no speech there (the no-speech rule), and the rest, prompted with words only greedy
         // partials agreed on (babble misheard as speech), would be read from that prompt.
-        if (d.lastEnd < this.heardUntil - STOPPED_EARLY_S && !d.silent) d = await this.decodeRest(audio, d, p.finalBeamSize);
+        if (d.lastEnd < this.heardUntil - STOPPED_EARLY_S && !d.silent) {
+          d = await this.decodeRest(audio, d, p.finalBeamSize);
+          rested = true;
+        }
       }
     } else {
       // The newest decode's tail. It saw the utterance plus a little of the pause after it, so its
@@ -472,6 +484,10 @@ export class UtteranceStream {
       const clamp = (w: WordTiming) => ({ ...w, start: Math.min(w.start, end), end: Math.min(w.end, end) });
       d = { ...d, audioEnd: audio.length, tentative: d.tentative.map(clamp), reread: d.reread.map(clamp) };
     }
+    // A final-settings reading that ends well before the audio does (Whisper closed its window
+    // early: a dictation's last words once went unread), however it was made.
+    const lastSaid = Math.max(d.lastEnd, this.committed.at(-1)?.end ?? 0);
+    if (!rested && !d.partial && !d.silent && audio.length / this.rate - lastSaid >= UNREAD_TAIL_S) d = await this.decodeRest(audio, d, p.finalBeamSize, UNREAD_TAIL_S);
     const done = this.revisedDone();
     // A final-settings decode of the whole buffer read the buffer's committed words again, with the
     // audio after them: its reading replaces theirs (unless it read less than they say, repeats
@@ -540,11 +556,11 @@ export class UtteranceStream {
    * the committed words') decoded on its own: prompted with the text so far, from `CUT_OVERLAP_S`
    * before that word's end; what it re-reads of the words before is left out, as after a cut.
    */
-  private async decodeRest(audio: Float32Array, d: Decoded, beamSize: number): Promise<Decoded> {
+  private async decodeRest(audio: Float32Array, d: Decoded, beamSize: number, shortestS = STOPPED_EARLY_S): Promise<Decoded> {
     const said = [...this.committed, ...d.tentative];
     const fromS = Math.max(d.lastEnd, said.at(-1)?.end ?? 0);
     const from = Math.max(this.bufferStart, Math.round(Math.max(0, fromS - CUT_OVERLAP_S) * this.rate));
-    if (audio.length - from < STOPPED_EARLY_S * this.rate) return d;
+    if (audio.length - from < shortestS * this.rate) return d;
     const rest = audio.subarray(from);
     const offset = from / this.rate;
     const previousText = [this.promptText(), ...said.map((w) => w.word)].join(" ").trim();
