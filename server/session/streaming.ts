@@ -53,8 +53,9 @@
  *   search settings. A decode with less text than the committed words it should repeat skipped
  *   audio (Whisper does when the prompt ends mid-sentence), as did one whose text stops well before
  *   where an earlier decode of the utterance heard words: the final then decodes the buffer again,
- *   without the prompt if needed; when that reading stops early too, the audio after its last word
- *   is decoded on its own and appended (`decodeRest`).
+ *   without the prompt if it had one; when that reading stops early too (and heard any word), the
+ *   audio after its last word is decoded on its own and appended (`decodeRest`), as it is after
+ *   any final-settings reading that ends `UNREAD_TAIL_S` before the utterance's audio.
  *
  * The module knows no engine and no session: it is given a `decode` function.
  */
