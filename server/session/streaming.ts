@@ -53,9 +53,8 @@
  *   search settings. A decode with less text than the committed words it should repeat skipped
  *   audio (Whisper does when the prompt ends mid-sentence), as did one whose text stops well before
  *   where an earlier decode of the utterance heard words: the final then decodes the buffer again,
- *   without the prompt if it had one; when that reading stops early too (and heard any word), the
- *   audio after its last word is decoded on its own and appended (`decodeRest`), as it is after
- *   any final-settings reading that ends `UNREAD_TAIL_S` before the utterance's audio.
+ *   without the prompt if it had one; when that reading stops early too, the audio after its last
+ *   word is decoded on its own and appended (`decodeRest`).
  *
  * The module knows no engine and no session: it is given a `decode` function.
  */
@@ -85,13 +84,6 @@ const SKIP_RATIO = 0.8;
  * its audio ends (after re-reading its prompt, say) and the rest of the window goes unread.
  */
 const STOPPED_EARLY_S = 2;
-/**
- * A final-settings reading whose last word ends this long (s) before the utterance's audio does
- * left the end unread: that audio ends where the VAD last heard speech (plus its short pad), so
- * words were said after the last one read. More than a word's time error (bench/words) and a
- * pause inside a sentence.
- */
-const UNREAD_TAIL_S = 1;
 
 /**
  * Word pairs a re-reading of committed words may repeat beyond those the committed words repeat
@@ -137,8 +129,6 @@ interface Decoded {
   provisional: boolean;
   /** Prompted with text said before the buffer (without such text a decode has no lead either: see `LeadAudio`). */
   prompted: boolean;
-  /** Heard no word in its audio. */
-  silent: boolean;
 }
 
 /**
@@ -442,8 +432,6 @@ export class UtteranceStream {
     // A final-settings decode asked before the earlier utterances were recognized is not reused.
     const usable = (x: { audioEnd: number; partial: boolean; provisional: boolean }) => covers(x.audioEnd) && (x.partial ? p.reuseCoveringDecode : !x.provisional);
     let d: Decoded | null = null;
-    /** The audio after the reading's last word has been decoded on its own (`decodeRest`). */
-    let rested = false;
     if (this.inflight) {
       if (usable(this.inflight)) d = await this.inflight.decoded.catch(() => null);
       else this.inflight.abort.abort(); // not needed: frees the engine for the final's decode
@@ -470,13 +458,7 @@ export class UtteranceStream {
           d.seconds = first.seconds + again.seconds;
         }
         // The readings stopped before words an earlier decode heard: the rest is decoded on its own.
-        // Not when they heard no word at all: the final-settings decode of the whole buffer found
-        // no speech there (the no-speech rule), and the rest, prompted with words only greedy
-        // partials agreed on (babble misheard as speech), would be read from that prompt.
-        if (d.lastEnd < this.heardUntil - STOPPED_EARLY_S && !d.silent) {
-          d = await this.decodeRest(audio, d, p.finalBeamSize);
-          rested = true;
-        }
+        if (d.lastEnd < this.heardUntil - STOPPED_EARLY_S) d = await this.decodeRest(audio, d, p.finalBeamSize);
       }
     } else {
       // The newest decode's tail. It saw the utterance plus a little of the pause after it, so its
@@ -485,10 +467,6 @@ export class UtteranceStream {
       const clamp = (w: WordTiming) => ({ ...w, start: Math.min(w.start, end), end: Math.min(w.end, end) });
       d = { ...d, audioEnd: audio.length, tentative: d.tentative.map(clamp), reread: d.reread.map(clamp) };
     }
-    // A final-settings reading that ends well before the audio does (Whisper closed its window
-    // early: a dictation's last words once went unread), however it was made.
-    const lastSaid = Math.max(d.lastEnd, this.committed.at(-1)?.end ?? 0);
-    if (!rested && !d.partial && !d.silent && audio.length / this.rate - lastSaid >= UNREAD_TAIL_S) d = await this.decodeRest(audio, d, p.finalBeamSize, UNREAD_TAIL_S);
     const done = this.revisedDone();
     // A final-settings decode of the whole buffer read the buffer's committed words again, with the
     // audio after them: its reading replaces theirs (unless it read less than they say, repeats
@@ -546,7 +524,7 @@ export class UtteranceStream {
     const skipped = (words.length < this.committed.length && textLength(words) < SKIP_RATIO * textLength(this.committed)) || lastEnd < this.heardUntil - STOPPED_EARLY_S;
     this.heardUntil = Math.max(this.heardUntil, lastEnd);
     const tentative = afterCommitted(reread, this.committed);
-    const decoded: Decoded = { audioEnd: audio.length, tentative, reread, bufferStart: this.bufferStart, language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped, lastEnd, provisional, prompted: previousText !== "", silent: words.length === 0 };
+    const decoded: Decoded = { audioEnd: audio.length, tentative, reread, bufferStart: this.bufferStart, language: r.language, confidence: r.confidence, partial, seconds: decodeSeconds, skipped, lastEnd, provisional, prompted: previousText !== "" };
     this.latest = decoded;
     return decoded;
   }
@@ -557,11 +535,11 @@ export class UtteranceStream {
    * the committed words') decoded on its own: prompted with the text so far, from `CUT_OVERLAP_S`
    * before that word's end; what it re-reads of the words before is left out, as after a cut.
    */
-  private async decodeRest(audio: Float32Array, d: Decoded, beamSize: number, shortestS = STOPPED_EARLY_S): Promise<Decoded> {
+  private async decodeRest(audio: Float32Array, d: Decoded, beamSize: number): Promise<Decoded> {
     const said = [...this.committed, ...d.tentative];
     const fromS = Math.max(d.lastEnd, said.at(-1)?.end ?? 0);
     const from = Math.max(this.bufferStart, Math.round(Math.max(0, fromS - CUT_OVERLAP_S) * this.rate));
-    if (audio.length - from < shortestS * this.rate) return d;
+    if (audio.length - from < STOPPED_EARLY_S * this.rate) return d;
     const rest = audio.subarray(from);
     const offset = from / this.rate;
     const previousText = [this.promptText(), ...said.map((w) => w.word)].join(" ").trim();
