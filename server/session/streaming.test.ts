@@ -1082,6 +1082,52 @@ describe("a final-settings decode that stopped early", () => {
   });
 });
 
+describe("a final whose reading ends long before its audio", () => {
+  // Twelve words over 6 s; the partial decode hears the first four, the pause's speculative final
+  // (final settings, the final's tail) reads `heard` of them: Whisper ends its window early.
+  const all = Array.from({ length: 12 }, (_, i) => w(`w${i}`, i * 0.5, i * 0.5 + 0.4));
+  async function final(heard: number) {
+    const calls: StreamDecodeRequest[] = [];
+    const s = new UtteranceStream({
+      profile: { ...STREAMING_PROFILES.balanced, agreement: 5 },
+      context: "earlier words",
+      decode: async (req) => {
+        calls.push(req);
+        const from = req.audio.byteOffset / Float32Array.BYTES_PER_ELEMENT / RATE;
+        const to = from + req.audio.length / RATE;
+        const inside = all.filter((x) => x.start >= from - 1e-6 && x.end <= to + 1e-6).map((x) => ({ ...x, start: x.start - from, end: x.end - from }));
+        const words = req.speculative ? inside.slice(0, heard) : inside;
+        return { text: texts(words), language: "en", confidence: 1, words, noSpeech: false };
+      },
+    });
+    const audio = new Float32Array(6.1 * RATE);
+    s.partial(audio.subarray(0, 2 * RATE));
+    await s.idle();
+    s.partial(audio, true);
+    await s.idle();
+    const view = await s.finish(audio);
+    return { text: view.text, calls: calls.map((c) => [c.partial, c.speculative ?? false, c.audio.byteOffset / Float32Array.BYTES_PER_ELEMENT / RATE]) };
+  }
+
+  test("3 s or more before, with no decode past it: the rest is decoded on its own, prompted with the text so far", async () => {
+    // The speculative final stops after w5 (2.9 s): 3.2 s of the audio unread.
+    const { text, calls } = await final(6);
+    expect(text).toBe(texts(all));
+    expect(calls).toEqual([
+      [true, false, 0],
+      [false, true, 0],
+      [false, false, 2.6],
+    ]);
+  });
+
+  test("less than 3 s before: the reading is the final", async () => {
+    // It stops after w7 (3.9 s): 2.2 s before the audio's end.
+    const { text, calls } = await final(8);
+    expect(text).toBe(texts(all.slice(0, 8)));
+    expect(calls).toHaveLength(2);
+  });
+});
+
 describe("a covering partial decode that heard nothing", () => {
   test("is not the final: the final-settings decode decides", async () => {
     const said = [w("hello", 0.1, 0.4), w("there", 0.5, 0.8)];

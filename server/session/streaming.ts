@@ -54,7 +54,8 @@
  *   audio (Whisper does when the prompt ends mid-sentence), as did one whose text stops well before
  *   where an earlier decode of the utterance heard words: the final then decodes the buffer again,
  *   without the prompt if it had one; when that reading stops early too, the audio after its last
- *   word is decoded on its own and appended (`decodeRest`).
+ *   word is decoded on its own and appended (`decodeRest`). So is the audio after the final's
+ *   reading, whichever decode it came from, when `UNREAD_TAIL_S` or more of it went unread.
  *
  * The module knows no engine and no session: it is given a `decode` function.
  */
@@ -84,6 +85,15 @@ const SKIP_RATIO = 0.8;
  * its audio ends (after re-reading its prompt, say) and the rest of the window goes unread.
  */
 const STOPPED_EARLY_S = 2;
+
+/**
+ * A final's reading whose last word ends this many seconds before its audio left speech unread,
+ * though no decode heard past it: a speculative final of a long reading whose window Whisper ended
+ * early, with no partial decode after it. Much more than `STOPPED_EARLY_S`: under babble, word
+ * times are loose and noise the VAD calls speech follows the last word by a second or two, which a
+ * decode on its own reads as Whisper's closing phrases or as the last words again.
+ */
+const UNREAD_TAIL_S = 3;
 
 /**
  * Word pairs a re-reading of committed words may repeat beyond those the committed words repeat
@@ -432,6 +442,7 @@ export class UtteranceStream {
     // A final-settings decode asked before the earlier utterances were recognized is not reused.
     const usable = (x: { audioEnd: number; partial: boolean; provisional: boolean }) => covers(x.audioEnd) && (x.partial ? p.reuseCoveringDecode : !x.provisional);
     let d: Decoded | null = null;
+    let restAsked = false;
     if (this.inflight) {
       if (usable(this.inflight)) d = await this.inflight.decoded.catch(() => null);
       else this.inflight.abort.abort(); // not needed: frees the engine for the final's decode
@@ -458,7 +469,10 @@ export class UtteranceStream {
           d.seconds = first.seconds + again.seconds;
         }
         // The readings stopped before words an earlier decode heard: the rest is decoded on its own.
-        if (d.lastEnd < this.heardUntil - STOPPED_EARLY_S) d = await this.decodeRest(audio, d, p.finalBeamSize);
+        if (d.lastEnd < this.heardUntil - STOPPED_EARLY_S) {
+          d = await this.decodeRest(audio, d, p.finalBeamSize);
+          restAsked = true;
+        }
       }
     } else {
       // The newest decode's tail. It saw the utterance plus a little of the pause after it, so its
@@ -467,6 +481,11 @@ export class UtteranceStream {
       const clamp = (w: WordTiming) => ({ ...w, start: Math.min(w.start, end), end: Math.min(w.end, end) });
       d = { ...d, audioEnd: audio.length, tentative: d.tentative.map(clamp), reread: d.reread.map(clamp) };
     }
+    // A reading that ends long before the utterance's audio, whichever decode it came from: the rest
+    // is decoded on its own. (The rule above compares with what earlier decodes heard; a long
+    // reading's speculative final may have had no partial decode after it.)
+    const lastWord = d.tentative.at(-1) ?? this.committed.at(-1);
+    if (!restAsked && lastWord && audio.length / this.rate - Math.max(d.lastEnd, lastWord.end) >= UNREAD_TAIL_S) d = await this.decodeRest(audio, d, p.finalBeamSize);
     const done = this.revisedDone();
     // A final-settings decode of the whole buffer read the buffer's committed words again, with the
     // audio after them: its reading replaces theirs (unless it read less than they say, repeats
