@@ -247,12 +247,10 @@ export class UtteranceStream {
     if (pause) {
       this.queuedPause = audio;
       this.queued = null; // older than the pause audio
-      // A partial decode still running saw less than the pause audio: it gives way, as does a check
-      // for quiet (the VAD has heard the pause itself). The speculative final of an earlier pause
-      // that speech went on after runs on, and this pause's audio is decoded next: aborted at every
-      // pause, a long reading's final-settings decodes (seconds each where the CPU is slow) never
-      // finish, no word is committed, and partials stop until the utterance ends.
-      if (this.inflight?.partial) this.inflight.abort.abort();
+      // A decode still running (a partial, or the speculative final of an earlier pause that speech
+      // went on after) saw less than the pause audio: it gives way, as does a check for quiet (the
+      // VAD has heard the pause itself).
+      this.inflight?.abort.abort();
       this.checking?.abort();
       if (!this.opts.revisionsYield) this.pauseRevisions();
       this.wake?.();
