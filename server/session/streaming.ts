@@ -87,11 +87,12 @@ const SKIP_RATIO = 0.8;
 const STOPPED_EARLY_S = 2;
 
 /**
- * A final's reading whose last word ends this many seconds before its audio left speech unread,
- * though no decode heard past it: a speculative final of a long reading whose window Whisper ended
- * early, with no partial decode after it. Much more than `STOPPED_EARLY_S`: under babble, word
- * times are loose and noise the VAD calls speech follows the last word by a second or two, which a
- * decode on its own reads as Whisper's closing phrases or as the last words again.
+ * A final's reading whose last word ends this many seconds or more before its audio does left
+ * speech unread, even where no decode heard past it: a long reading's speculative final whose
+ * window Whisper ended early, with no partial decode after it. Much more than `STOPPED_EARLY_S`:
+ * under babble, word times are loose and noise the VAD calls speech follows the last word by a
+ * second or two, which a decode on its own reads as Whisper's closing phrases or as the last words
+ * again.
  */
 const UNREAD_TAIL_S = 3;
 
