@@ -20,10 +20,10 @@ describe("a stream's decode jobs", () => {
   test("a partial, a speculative final, a revision (background) and a final each get their priority; only the revision goes without fallback", async () => {
     const { jobs, seen } = recorded();
     const audio = new Float32Array(16000);
-    await decodeForStream(jobs, 0, "0:0", 0, { audio, previousText: "", partial: true }, 1);
-    await decodeForStream(jobs, 0, "0:0", 0, { audio, previousText: "", partial: false, speculative: true, beamSize: 5 }, 2);
-    await decodeForStream(jobs, 0, "0:0", 0, { audio, previousText: "Earlier words.", partial: false, background: true, beamSize: 5 }, 3);
-    await decodeForStream(jobs, 0, "0:0", 0, { audio, previousText: "", partial: false, beamSize: 5 }, 4);
+    await decodeForStream(jobs, 0, "0:0", 0, { audio, offset: 0, previousText: "", partial: true }, 1);
+    await decodeForStream(jobs, 0, "0:0", 0, { audio, offset: 0, previousText: "", partial: false, speculative: true, beamSize: 5 }, 2);
+    await decodeForStream(jobs, 0, "0:0", 0, { audio, offset: 0, previousText: "Earlier words.", partial: false, background: true, beamSize: 5 }, 3);
+    await decodeForStream(jobs, 0, "0:0", 0, { audio, offset: 0, previousText: "", partial: false, beamSize: 5 }, 4);
     expect(seen.map((j) => j.priority)).toEqual(["partial", "speculative", "background", "final"]);
     expect(seen.map((j) => j.request.noFallback === true)).toEqual([false, false, true, false]);
     expect(seen[2]!.request).toMatchObject({ partial: false, beamSize: 5, previousText: "Earlier words." });
@@ -48,11 +48,31 @@ describe("a stream's decode jobs", () => {
     const audio = new Float32Array(16000);
     jobs.language.record("0:0", [{ language: "en", probability: 0.9 }, { language: "la", probability: 0.1 }], 2);
     jobs.language.record("0:1", [{ language: "la", probability: 0.7 }, { language: "en", probability: 0.3 }], 2, true); // its partial
-    await decodeForStream(jobs, 0, "0:1", 0, { audio, previousText: "", partial: false, beamSize: 5 }, 4);
+    await decodeForStream(jobs, 0, "0:1", 0, { audio, offset: 0, previousText: "", partial: false, beamSize: 5 }, 4);
     expect(seen[0]!.request.languagePrior).toEqual({ en: 0, la: Math.log(0.1) - Math.log(0.9) });
     const first = recorded();
     first.jobs.language.record("0:0", [{ language: "la", probability: 0.7 }, { language: "en", probability: 0.3 }], 2, true);
-    await decodeForStream(first.jobs, 0, "0:0", 0, { audio, previousText: "", partial: false, beamSize: 5 }, 4);
+    await decodeForStream(first.jobs, 0, "0:0", 0, { audio, offset: 0, previousText: "", partial: false, beamSize: 5 }, 4);
     expect(first.seen[0]!.request.languagePrior).toBeUndefined();
   });
+
+  test("a decode's language detection stands for the stretch of the utterance it heard; a check for speech is no witness", async () => {
+    const jobs = recorded().jobs;
+    const heard = (language: string, other: string) => ({ text: "4-0-8-8.", language, confidence: 1, words: [], noSpeech: false, languageProbabilities: [{ language, probability: 0.9 }, { language: other, probability: 0.1 }] });
+    let next = heard("en", "la");
+    const seen: InferenceJob[] = [];
+    jobs.host = { ...jobs.host, coordinator: { transcribe: async (job: InferenceJob) => (seen.push(job), next) } as unknown as InferenceCoordinator };
+    const second = new Float32Array(16000);
+    await decodeForStream(jobs, 0, "0:0", 0, { audio: new Float32Array(10 * 16000), offset: 0, previousText: "", partial: false, speculative: true, beamSize: 5 }, 1);
+    next = heard("la", "en"); // the buffer after a cut: digits heard as Latin
+    await decodeForStream(jobs, 0, "0:0", 0, { audio: second, offset: 9.5, previousText: "", partial: false, speculative: true, beamSize: 5 }, 2);
+    next = heard("cy", "en"); // a check of a quiet stretch
+    await decodeForStream(jobs, 0, "0:0", 0, { audio: second, offset: 10.5, probe: true, previousText: "", partial: false, speculative: true, beamSize: 5 }, 3);
+    await decodeForStream(jobs, 0, "0:0", 0, { audio: second, offset: 9.5, previousText: "", partial: false, beamSize: 5 }, 4);
+    const prior = seen[3]!.request.languagePrior!;
+    expect(prior.en).toBe(0);
+    expect(prior.la).toBeLessThan(0);
+    expect(prior.cy).toBeUndefined();
+  });
 });
+

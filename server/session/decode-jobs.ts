@@ -38,6 +38,10 @@ export interface DecodeExtra {
   lead?: LeadContext;
   /** The caller keeps its own reading if this decode fails (`TranscribeRequest.noFallback`). */
   noFallback?: boolean;
+  /** Seconds of the utterance before the audio (where its language detection stands, `LanguageEvidence`). */
+  offset?: number;
+  /** The decode only checks for speech: its language detection is no witness. */
+  probe?: boolean;
 }
 
 /** The lead of a final-settings decode of a whole short utterance starting at `start` (session s), if any. */
@@ -53,7 +57,7 @@ export async function decodeForStream(jobs: DecodeJobs, channel: number, key: st
   const lead = !req.partial && req.leadable ? leadOf(jobs, channel, start, req.audio) : undefined;
   const priority: DecodePriority | undefined = req.background ? "background" : req.speculative ? "speculative" : undefined;
   // A background decode (a revision) fails without fallback: the committed words it would replace stay.
-  const extra: DecodeExtra = { previousText: req.previousText, beamSize: req.beamSize, signal, ...(priority ? { priority } : {}), ...(lead ? { lead } : {}), ...(req.background ? { noFallback: true } : {}) };
+  const extra: DecodeExtra = { previousText: req.previousText, beamSize: req.beamSize, signal, offset: req.offset, ...(req.probe ? { probe: true } : {}), ...(priority ? { priority } : {}), ...(lead ? { lead } : {}), ...(req.background ? { noFallback: true } : {}) };
   if (req.partial || req.speculative || req.background) return transcribe(jobs, channel, key, seq, req.audio, req.partial, extra);
   const r = await transcribeWithRetry(jobs, channel, key, 1_000_000 + seq, req.audio, extra);
   if (!r) throw new Error("final transcription failed");
@@ -116,9 +120,10 @@ export async function transcribe(jobs: DecodeJobs, channel: number, key: string,
     },
   };
   const r = await jobs.host.coordinator.transcribe(job, extra.signal);
-  if (detects) {
-    if (r.text.trim() === "") jobs.language.forget(key, partial);
-    else jobs.language.record(key, r.languageProbabilities, audio.length / FRONTEND_SAMPLE_RATE, partial);
+  if (detects && !extra.probe) {
+    const span = { from: extra.offset ?? 0, seconds: audio.length / FRONTEND_SAMPLE_RATE };
+    if (r.text.trim() === "") jobs.language.forget(key, partial, span);
+    else jobs.language.record(key, r.languageProbabilities, span.seconds, partial, span.from);
   }
   return r;
 }

@@ -52,4 +52,29 @@ describe("LanguageEvidence", () => {
     alone.forget("0:0");
     expect(alone.prior()).toBeUndefined();
   });
+
+  test("a final-settings decode of part of an utterance (after a cut, its unread ending) joins the pieces before it; one that heard them again replaces them", () => {
+    const e = new LanguageEvidence();
+    e.record("0:0", probs({ en: 0.99, la: 0.01 }), 12); // the buffer before the cut: speech
+    e.record("0:0", probs({ la: 0.6, en: 0.2, it: 0.2 }), 4, false, 11.5); // the buffer after it: digits only
+    expect(e.prior("0:0")!.en).toBe(0);
+    expect(e.prior("0:0")!.la).toBeLessThan(-3);
+    // the buffer after the cut, grown: it heard the digits again
+    e.record("0:0", probs({ la: 0.9, en: 0.1 }), 6, false, 11.5);
+    expect(e.prior("0:0")!.en).toBe(0);
+    // a decode of the whole utterance heard every piece again: it alone stands for it
+    e.record("0:0", probs({ la: 0.9, en: 0.1 }), 17.5);
+    expect(e.prior("0:0")!.la).toBe(0);
+  });
+
+  test("a piece that heard no speech is forgotten, not the utterance's other pieces", () => {
+    const e = new LanguageEvidence();
+    e.record("0:0", probs({ en: 0.9, fr: 0.1 }), 8);
+    e.record("0:0", probs({ fr: 0.9, en: 0.1 }), 2, false, 8);
+    e.forget("0:0", false, { from: 8, seconds: 3 }); // its rest decode heard nothing
+    expect(e.prior()!.en).toBe(0);
+    expect(e.prior()!.fr).toBeCloseTo(Math.log(0.1) - Math.log(0.9), 9);
+    e.forget("0:0", false, { from: 0, seconds: 11 });
+    expect(e.prior()).toBeUndefined();
+  });
 });

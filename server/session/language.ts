@@ -22,35 +22,65 @@ interface Witness {
   weight: number;
 }
 
+/** A final-settings decode's detection over `[from, from + seconds)` of its utterance (seconds). */
+interface Piece {
+  probabilities: LanguageProbability[];
+  from: number;
+  seconds: number;
+}
+
+/** Final-settings pieces kept per utterance (its cuts, rest decodes and revisions). */
+const MAX_PIECES = 16;
+
+const contains = (outer: { from: number; seconds: number }, inner: { from: number; seconds: number }) =>
+  outer.from <= inner.from + 1e-3 && inner.from + inner.seconds <= outer.from + outer.seconds + 1e-3;
+
 export class LanguageEvidence {
-  /** Per utterance, its latest partial's detection and its latest final-settings decode's (`full`). */
-  private readonly byUtterance = new Map<string, { partial?: Witness; full?: Witness }>();
+  /**
+   * Per utterance, its latest partial's detection and its final-settings decodes' (`full`), one
+   * piece per stretch of its audio: a decode of the buffer after a cut, or of a final's unread
+   * ending, heard only part of the utterance (a run of digits, say) and is a weak witness of its
+   * own, so it joins the pieces before it rather than replacing them.
+   */
+  private readonly byUtterance = new Map<string, { partial?: Witness; full?: Piece[] }>();
   private settledOn: string | undefined;
 
   /**
-   * An utterance's detection (its latest decode of a kind replaces an earlier one). A partial's
-   * detection heard a prefix of the audio in its own window; a final-settings decode's
-   * (`partial` false) may have chosen between languages by decoding in both (the engine's
-   * probabilities then say so), and stands for the utterance once there is one.
+   * An utterance's detection. A partial's replaces its earlier partial's: it heard a prefix of
+   * the audio in its own window. A final-settings decode's (`partial` false), of the audio from
+   * `from` seconds into the utterance, replaces the pieces it heard again (it may have chosen
+   * between languages by decoding in both; the engine's probabilities then say so) and stands,
+   * with the utterance's other pieces, for the utterance once there is one.
    */
-  record(utterance: string, probabilities: LanguageProbability[] | undefined, seconds: number, partial = false): void {
+  record(utterance: string, probabilities: LanguageProbability[] | undefined, seconds: number, partial = false, from = 0): void {
     if (this.settledOn !== undefined || !probabilities || probabilities.length === 0) return;
     const entry = this.byUtterance.get(utterance) ?? {};
     this.byUtterance.delete(utterance);
-    entry[partial ? "partial" : "full"] = { probabilities, weight: Math.min(1, Math.max(0, seconds) / FULL_WEIGHT_S) };
+    const heard = Math.max(0, seconds);
+    if (partial) entry.partial = { probabilities, weight: Math.min(1, heard / FULL_WEIGHT_S) };
+    else {
+      const piece = { probabilities, from, seconds: heard };
+      entry.full = [...(entry.full ?? []).filter((p) => !contains(piece, p)), piece].slice(-MAX_PIECES);
+    }
     this.byUtterance.set(utterance, entry);
     if (this.byUtterance.size > MAX_UTTERANCES) this.byUtterance.delete(this.byUtterance.keys().next().value!);
   }
 
   /**
-   * An utterance whose final-settings decode heard no speech is no witness; a partial that heard
-   * none drops only the utterance's partial detection.
+   * A final-settings decode that heard no speech: the pieces of its audio (`span`; the whole
+   * utterance without one) are no witness, and an utterance left without a piece is none at all.
+   * A partial that heard none drops only the utterance's partial detection.
    */
-  forget(utterance: string, partial = false): void {
+  forget(utterance: string, partial = false, span?: { from: number; seconds: number }): void {
     const entry = this.byUtterance.get(utterance);
     if (this.settledOn !== undefined || !entry) return;
-    if (partial) delete entry.partial;
-    if (!partial || !entry.full) this.byUtterance.delete(utterance);
+    if (partial) {
+      delete entry.partial;
+      if (!entry.full) this.byUtterance.delete(utterance);
+      return;
+    }
+    entry.full = span ? entry.full?.filter((p) => !contains(span, p)) : undefined;
+    if (!entry.full || entry.full.length === 0) this.byUtterance.delete(utterance);
   }
 
   /**
@@ -84,7 +114,7 @@ export class LanguageEvidence {
   private totals(except?: string): Map<string, number> {
     const witnesses: Witness[] = [];
     for (const [utterance, { partial, full }] of this.byUtterance) {
-      const w = full ?? (utterance === except ? undefined : partial);
+      const w = full ? combined(full) : utterance === except ? undefined : partial;
       if (w) witnesses.push(w);
     }
     const languages = new Set<string>();
@@ -100,4 +130,24 @@ export class LanguageEvidence {
     }
     return totals;
   }
+}
+
+/**
+ * An utterance's final-settings pieces as one witness: each language's log-probability averaged
+ * over the pieces by their length (floored per piece), weighted by the audio they heard up to
+ * FULL_WEIGHT_S, so an utterance weighs as much however many pieces it was decoded in.
+ */
+function combined(pieces: Piece[]): Witness {
+  const total = pieces.reduce((s, p) => s + p.seconds, 0);
+  const languages = new Set(pieces.flatMap((p) => p.probabilities.map((q) => q.language)));
+  const probabilities: LanguageProbability[] = [];
+  for (const language of languages) {
+    let sum = 0;
+    for (const p of pieces) {
+      const q = p.probabilities.find((x) => x.language === language)?.probability;
+      sum += (total > 0 ? p.seconds / total : 1 / pieces.length) * (q && q > 0 ? Math.max(FLOOR, Math.log(q)) : FLOOR);
+    }
+    probabilities.push({ language, probability: Math.exp(sum) });
+  }
+  return { probabilities, weight: Math.min(1, total / FULL_WEIGHT_S) };
 }

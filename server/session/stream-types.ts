@@ -8,6 +8,10 @@ import type { StreamingProfile } from "./profiles.ts";
 export interface StreamDecodeRequest {
   /** The buffer: utterance audio from the buffer start on (16 kHz mono). */
   audio: Float32Array;
+  /** Seconds of the utterance before `audio` (the buffer's start after a cut; 0 before one). */
+  offset: number;
+  /** A check whether a stretch holds speech: its language detection is no witness of the utterance's. */
+  probe?: boolean;
   /** Earlier text (previous utterances and the committed words before the buffer). */
   previousText: string;
   partial: boolean;

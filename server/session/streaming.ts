@@ -344,7 +344,7 @@ export class UtteranceStream {
     this.quietChecked = end;
     const abort = (this.checking = new AbortController());
     const stretch = audio.subarray(Math.round(last.end * this.rate), d.audioEnd);
-    const req = { audio: stretch, previousText: "", partial: false, speculative: true, beamSize: this.opts.profile.finalBeamSize };
+    const req = { audio: stretch, offset: last.end, probe: true, previousText: "", partial: false, speculative: true, beamSize: this.opts.profile.finalBeamSize };
     const heard = await this.opts.decode(req, abort.signal).then(
       (r) => !r.noSpeech && r.words.some((w) => w.word.trim() !== ""),
       () => true,
@@ -526,7 +526,7 @@ export class UtteranceStream {
     const offset = this.bufferStart / this.rate;
     const leadable = prompt && offset === 0 && this.done.length === 0;
     const provisional = prompt && this.provisional();
-    const r = await this.opts.decode({ audio: buffer, previousText, partial, ...(partial ? {} : { beamSize }), ...(speculative ? { speculative } : {}), ...(leadable ? { leadable } : {}) }, signal);
+    const r = await this.opts.decode({ audio: buffer, offset, previousText, partial, ...(partial ? {} : { beamSize }), ...(speculative ? { speculative } : {}), ...(leadable ? { leadable } : {}) }, signal);
     const decodeSeconds = (this.now() - asked) / 1000;
     const words = heardWords(r, offset);
     // Fewer words and fewer letters and digits than the committed words it should repeat (a number
@@ -566,7 +566,7 @@ export class UtteranceStream {
     this.countDecode(rest.length / this.rate);
     this.stats.continued++;
     const asked = this.now();
-    const r = await this.opts.decode({ audio: rest, previousText, partial: false, beamSize });
+    const r = await this.opts.decode({ audio: rest, offset, previousText, partial: false, beamSize });
     const words = heardWords(r, offset);
     const more = afterReread(words, said.filter((w) => w.end > offset + 0.01), []);
     const seconds = d.seconds + (this.now() - asked) / 1000;
@@ -687,7 +687,7 @@ export class UtteranceStream {
     };
     revision.start = (utterance) => {
       const audio = utterance.subarray(start, Math.min(utterance.length, due));
-      const req = { audio, previousText, partial: false, background: true, beamSize: this.opts.profile.finalBeamSize };
+      const req = { audio, offset, previousText, partial: false, background: true, beamSize: this.opts.profile.finalBeamSize };
       const attempt = (revision.attempt = new AbortController());
       revision.waited = false;
       this.countDecode(audio.length / this.rate);
