@@ -53,18 +53,21 @@ describe("LanguageEvidence", () => {
     expect(alone.prior()).toBeUndefined();
   });
 
-  test("a final-settings decode of part of an utterance (after a cut, its unread ending) joins the pieces before it; one that heard them again replaces them", () => {
+  test("a final-settings decode of part of an utterance (after a cut, its unread ending) or of more of it joins the pieces before it; one of the same stretch replaces", () => {
     const e = new LanguageEvidence();
     e.record("0:0", probs({ en: 0.99, la: 0.01 }), 12); // the buffer before the cut: speech
     e.record("0:0", probs({ la: 0.6, en: 0.2, it: 0.2 }), 4, false, 11.5); // the buffer after it: digits only
     expect(e.prior("0:0")!.en).toBe(0);
     expect(e.prior("0:0")!.la).toBeLessThan(-3);
-    // the buffer after the cut, grown: it heard the digits again
-    e.record("0:0", probs({ la: 0.9, en: 0.1 }), 6, false, 11.5);
-    expect(e.prior("0:0")!.en).toBe(0);
-    // a decode of the whole utterance heard every piece again: it alone stands for it
-    e.record("0:0", probs({ la: 0.9, en: 0.1 }), 17.5);
-    expect(e.prior("0:0")!.la).toBe(0);
+    // A dictation: the first pause's decode heard English, a longer one turned Latin on the digits.
+    const d = new LanguageEvidence();
+    d.record("0:0", probs({ en: 0.744, nn: 0.055, cy: 0.051 }), 6.86);
+    d.record("0:0", probs({ la: 0.447, en: 0.189, nn: 0.1 }), 10.38);
+    expect(d.prior("0:0")!.en).toBe(0);
+    expect(d.prior("0:0")!.la).toBeLessThan(-1.5);
+    // a decode of the same stretch again (here one that chose Latin by decoding in both) replaces it
+    d.record("0:0", probs({ la: 0.999, en: 0.001 }), 10.38);
+    expect(d.prior("0:0")!.la).toBe(0);
   });
 
   test("a piece that heard no speech is forgotten, not the utterance's other pieces", () => {

@@ -29,18 +29,23 @@ interface Piece {
   seconds: number;
 }
 
-/** Final-settings pieces kept per utterance (its cuts, rest decodes and revisions). */
+/** Final-settings pieces kept per utterance (its speculative finals, cuts, rest decodes, revisions): the latest. */
 const MAX_PIECES = 16;
 
 const contains = (outer: { from: number; seconds: number }, inner: { from: number; seconds: number }) =>
   outer.from <= inner.from + 1e-3 && inner.from + inner.seconds <= outer.from + outer.seconds + 1e-3;
 
+/** Two decodes of the same stretch (to 10 ms). */
+const same = (a: { from: number; seconds: number }, b: { from: number; seconds: number }) => Math.abs(a.from - b.from) < 0.01 && Math.abs(a.seconds - b.seconds) < 0.01;
+
 export class LanguageEvidence {
   /**
    * Per utterance, its latest partial's detection and its final-settings decodes' (`full`), one
-   * piece per stretch of its audio: a decode of the buffer after a cut, or of a final's unread
-   * ending, heard only part of the utterance (a run of digits, say) and is a weak witness of its
-   * own, so it joins the pieces before it rather than replacing them.
+   * piece per stretch of its audio. A decode of more of the utterance joins the pieces before it
+   * rather than replacing them: the buffer after a cut, or a final's unread ending, heard only
+   * part of it (a run of digits, say), and a longer buffer's detection can turn on its digits
+   * (Whisper hears a dictation in an espeak-ng voice as Latin once the numbers come) where the
+   * speech before them was clearly English.
    */
   private readonly byUtterance = new Map<string, { partial?: Witness; full?: Piece[] }>();
   private settledOn: string | undefined;
@@ -48,7 +53,7 @@ export class LanguageEvidence {
   /**
    * An utterance's detection. A partial's replaces its earlier partial's: it heard a prefix of
    * the audio in its own window. A final-settings decode's (`partial` false), of the audio from
-   * `from` seconds into the utterance, replaces the pieces it heard again (it may have chosen
+   * `from` seconds into the utterance, replaces a piece of the same stretch (it may have chosen
    * between languages by decoding in both; the engine's probabilities then say so) and stands,
    * with the utterance's other pieces, for the utterance once there is one.
    */
@@ -60,7 +65,7 @@ export class LanguageEvidence {
     if (partial) entry.partial = { probabilities, weight: Math.min(1, heard / FULL_WEIGHT_S) };
     else {
       const piece = { probabilities, from, seconds: heard };
-      entry.full = [...(entry.full ?? []).filter((p) => !contains(piece, p)), piece].slice(-MAX_PIECES);
+      entry.full = [...(entry.full ?? []).filter((p) => !same(piece, p)), piece].slice(-MAX_PIECES);
     }
     this.byUtterance.set(utterance, entry);
     if (this.byUtterance.size > MAX_UTTERANCES) this.byUtterance.delete(this.byUtterance.keys().next().value!);
@@ -134,8 +139,9 @@ export class LanguageEvidence {
 
 /**
  * An utterance's final-settings pieces as one witness: each language's log-probability averaged
- * over the pieces by their length (floored per piece), weighted by the audio they heard up to
- * FULL_WEIGHT_S, so an utterance weighs as much however many pieces it was decoded in.
+ * over the pieces by their length (floored per piece; a longer stretch is the stronger witness),
+ * weighted by the audio they heard up to FULL_WEIGHT_S, so an utterance weighs as much however
+ * many pieces it was decoded in.
  */
 function combined(pieces: Piece[]): Witness {
   const total = pieces.reduce((s, p) => s + p.seconds, 0);
