@@ -37,8 +37,12 @@ export interface WhisperTranscribeRequest extends TranscribeRequest {
 /** Timed segments of the last transcription, besides the engine-neutral result. */
 export interface WhisperTranscribeResult extends TranscribeResult {
   segments: TimedSegment[];
-  /** Decoding statistics of the window(s): log-probability (total and average), no-speech probability, gzip ratio. */
-  stats: { sumLogprob: number; avgLogprob: number; noSpeechProb: number; compressionRatio: number; temperature: number }[];
+  /**
+   * Decoding statistics of the window(s): log-probability (total and average), no-speech
+   * probability, gzip ratio, the temperature, and whether the result kept passed the fallback
+   * checks (or was silence) rather than being the best of failed attempts.
+   */
+  stats: { sumLogprob: number; avgLogprob: number; noSpeechProb: number; compressionRatio: number; temperature: number; passed: boolean }[];
   /** Language probabilities of the first window when the language was detected, most likely first. */
   languageProbabilities?: LanguageProbability[];
 }

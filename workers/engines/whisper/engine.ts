@@ -313,6 +313,7 @@ export class WhisperEngine implements Engine {
       // cost it up to five more decodes.
       const tried: { result: SearchResult; ratio: number; temperature: number; overrun: boolean }[] = [];
       let chosen: (typeof tried)[number] | undefined;
+      let passed = true;
       for (const t of temperatures) {
         const result = await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
           prompt, sotIndex: led ? null : context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, temperature: t, random, signal, firstCall,
@@ -333,6 +334,7 @@ export class WhisperEngine implements Engine {
         }
       }
       if (!chosen) {
+        passed = false;
         // A result cut out of a loop keeps only what came before the loop: any whole result that
         // passed the repetition checks is preferred to it (the audio after the loop is heard there).
         const sound = tried.filter((a) => a.ratio <= decoding.compressionRatioThreshold && !a.overrun);
@@ -358,7 +360,7 @@ export class WhisperEngine implements Engine {
         continue;
       }
       windowShort = shortWindow;
-      stats.push({ sumLogprob: r.sumLogprob, avgLogprob: r.avgLogprob, noSpeechProb: r.noSpeechProb, compressionRatio: ratio, temperature });
+      stats.push({ sumLogprob: r.sumLogprob, avgLogprob: r.avgLogprob, noSpeechProb: r.noSpeechProb, compressionRatio: ratio, temperature, passed });
       const repetitive = ratio > decoding.compressionRatioThreshold || chosen.overrun;
       // A loop after whole segments: those are kept, and the window's audio after them is decoded next.
       const resume = silent || repetitive ? null : resumePoint(r);
@@ -417,13 +419,21 @@ export class WhisperEngine implements Engine {
     signal: AbortSignal | undefined,
     encoded: EncodedWindows,
   ): Promise<WhisperTranscribeResult> {
-    const decodes: (LanguageDecode & { result: WhisperTranscribeResult })[] = [];
+    const decodes: (LanguageDecode & { result: WhisperTranscribeResult; req: TranscribeRequest })[] = [];
+    // The languages are weighed on their temperature-0 decodes (a sampled decode's log-probability
+    // says little about its language); only the winner falls back to higher temperatures, where
+    // its decode failed the checks. Every language's whole fallback cost a short noisy reply up
+    // to a dozen decodes, seconds of lag, for a choice made on sampled text.
     for (const { language, probability } of candidates) {
       const inContext = req.contextLanguage === undefined || req.contextLanguage === language;
-      const result = await this.transcribeWith({ ...(inContext ? req : outOfContext(req)), languages: [language] } as TranscribeRequest, signal, encoded);
-      decodes.push({ language, probability, sumLogprob: result.stats.reduce((s, x) => s + x.sumLogprob, 0), result });
+      const asked = { ...(inContext ? req : outOfContext(req)), languages: [language] } as WhisperTranscribeRequest;
+      const result = await this.transcribeWith({ ...asked, decoding: { ...asked.decoding, temperatures: [0] } } as TranscribeRequest, signal, encoded);
+      decodes.push({ language, probability, sumLogprob: result.stats.reduce((s, x) => s + x.sumLogprob, 0), result, req: asked });
     }
-    return { ...byDecode(decodes).result, languageProbabilities: reweighted(detected, decodes) };
+    const best = byDecode(decodes);
+    const fallback = !req.partial && !req.noFallback && best.result.stats.some((x) => !x.passed);
+    const result = fallback ? await this.transcribeWith(best.req, signal, encoded) : best.result;
+    return { ...result, languageProbabilities: reweighted(detected, decodes) };
   }
 
   /** The encoder's output for a window of the request's audio, computed once per request (see `EncodedWindows`). */

@@ -171,6 +171,28 @@ describe("Whisper engine on a scripted fixture", () => {
     await engine.dispose();
   });
 
+  test("a final whose language is uncertain weighs its two likeliest on temperature-0 decodes; only the winner falls back", async () => {
+    // Detected as French 0.40, English 0.36, German 0.24 (uncertain: decoded in both French and
+    // English); the text is repetitive in either, so every temperature fails.
+    const plan = [ts(0), ...Array.from({ length: 5 }, () => PHRASE).flat(), ts(5)];
+    const first = { [lang("fr")]: 5, [lang("en")]: 4.9, [lang("de")]: 4.5 };
+    const { engine, calls } = await engineFor(forced(plan, first), { decoding: { beamSize: 1 } });
+    const r = await engine.transcribe({ audio: jfk, partial: false });
+    // Each language once at temperature 0, then the winner at all six temperatures (not both at six).
+    expect(calls.filter((c) => c.useCacheBranch && c.pastLength === 3).length).toBe(2 + 6);
+    expect(r.stats[0]).toMatchObject({ temperature: 1, passed: false });
+    expect(r.noSpeech).toBe(true);
+    expect(r.languageProbabilities!.map((p) => p.language).slice(0, 3).sort()).toEqual(["de", "en", "fr"]);
+    // A decode that passes its checks at temperature 0 is kept as it is: one attempt per language.
+    const clear = await engineFor(forced(HELLO_PLAN, first), { decoding: { beamSize: 1 } });
+    const ok = await clear.engine.transcribe({ audio: jfk, partial: false });
+    expect(ok.text).toBe("Hello world How are you?");
+    expect(ok.stats[0]).toMatchObject({ temperature: 0, passed: true });
+    expect(clear.calls.filter((c) => c.useCacheBranch && c.pastLength === 3).length).toBe(2);
+    await engine.dispose();
+    await clear.engine.dispose();
+  });
+
   test("a decode running on past its audio stops at the per-second token budget and yields nothing", async () => {
     const [b, dot] = [one(" B"), one(".")];
     // 110 tokens in a period of 13: longer than the loop check's unit, so only the budget stops it.
