@@ -816,28 +816,6 @@ describe("decodes that are no longer wanted are aborted", () => {
     expect(errors).toEqual([]); // an abort is not an error
   });
 
-  test("a pause leaves an earlier pause's speculative final of a long buffer running; its audio is decoded after it", async () => {
-    const { calls, decode } = gated();
-    const stream = new UtteranceStream({ profile: STREAMING_PROFILES.balanced, decode });
-    stream.partial(new Float32Array(RATE * 9), true);
-    await Bun.sleep(0);
-    expect(calls.map((c) => [c.req.audio.length / RATE, c.req.speculative ?? false])).toEqual([[9, true]]);
-    // Speech goes on, then pauses again: the long buffer's decode runs on, the new pause waits for it.
-    stream.partial(new Float32Array(RATE * 11), true);
-    await Bun.sleep(0);
-    expect(calls[0]!.signal!.aborted).toBe(false);
-    expect(calls).toHaveLength(1);
-    calls[0]!.release();
-    while (calls.length < 2) await Bun.sleep(1);
-    expect(calls.map((c) => [c.req.audio.length / RATE, c.req.speculative ?? false])).toEqual([[9, true], [11, true]]);
-    calls[1]!.release();
-    // (the final's reading ends long before its audio: its unread ending is decoded too)
-    const final = stream.finish(new Float32Array(RATE * 11));
-    while (calls.length < 3) await Bun.sleep(1);
-    calls[2]!.release();
-    expect((await final).text).toBe("hello");
-  });
-
   test("the final aborts a decode in flight that it does not use", async () => {
     const { calls, decode } = gated();
     const stream = new UtteranceStream({ profile: STREAMING_PROFILES.balanced, decode });

@@ -97,15 +97,6 @@ const STOPPED_EARLY_S = 2;
 const UNREAD_TAIL_S = 3;
 
 /**
- * An earlier pause's speculative final still running on a buffer this long or longer is not
- * aborted by a new pause (the new pause's audio is decoded after it). Aborted at every pause, a
- * long reading's final-settings decodes (seconds each on a slow CPU) never finish: nothing is
- * committed and partials stop until the utterance ends. A short buffer's decode is cheap to start
- * again, and a short turn's final comes sooner when it is.
- */
-const KEEP_SPECULATIVE_S = 8;
-
-/**
  * Word pairs a re-reading of committed words may repeat beyond those the committed words repeat
  * (`repeatedPairs`): more is a decode going round in circles ("To reach your route your route, to
  * reach your route, to reach your route," for "To reset your router, first unplug the power cable
@@ -258,11 +249,9 @@ export class UtteranceStream {
       this.queuedPause = audio;
       this.queued = null; // older than the pause audio
       // A decode still running (a partial, or the speculative final of an earlier pause that speech
-      // went on after) saw less than the pause audio: it gives way, unless it is a speculative final
-      // of a long buffer (`KEEP_SPECULATIVE_S`), as does a check for quiet (the VAD has heard the
-      // pause itself).
-      const running = this.inflight;
-      if (running && (running.partial || running.audioEnd - this.bufferStart < KEEP_SPECULATIVE_S * this.rate)) running.abort.abort();
+      // went on after) saw less than the pause audio: it gives way, as does a check for quiet (the
+      // VAD has heard the pause itself).
+      this.inflight?.abort.abort();
       this.checking?.abort();
       if (!this.opts.revisionsYield) this.pauseRevisions();
       this.wake?.();
