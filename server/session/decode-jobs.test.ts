@@ -75,4 +75,3 @@ describe("a stream's decode jobs", () => {
     expect(prior.cy).toBeUndefined();
   });
 });
-

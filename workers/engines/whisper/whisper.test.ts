@@ -172,8 +172,9 @@ describe("Whisper engine on a scripted fixture", () => {
   });
 
   test("a final whose language is uncertain weighs its two likeliest on temperature-0 decodes; only the winner falls back", async () => {
-    // Detected as French 0.40, English 0.36, German 0.24 (uncertain: decoded in both French and
-    // English); the text is repetitive in either, so every temperature fails.
+    // Detected as French, then English, then German, the likeliest under one half (uncertain:
+    // decoded in both French and English); the text is repetitive in either, so every
+    // temperature fails.
     const plan = [ts(0), ...Array.from({ length: 5 }, () => PHRASE).flat(), ts(5)];
     const first = { [lang("fr")]: 5, [lang("en")]: 4.9, [lang("de")]: 4.5 };
     const { engine, calls } = await engineFor(forced(plan, first), { decoding: { beamSize: 1 } });
