@@ -55,11 +55,14 @@ function wideSessionOptions(threads: number): ort.InferenceSession.SessionOption
 /**
  * Encoder outputs of one request's windows, kept for the decodes of the same audio it leads to
  * (decoded again unprompted, without its lead, or in another language): keyed by the window's
- * place in the audio's buffer and the encoder's shape.
+ * place in the audio's buffer and the encoder's shape. With them, each encoder output's
+ * temperature-0 decodes by what they were asked (`greedyKey`): a final whose language was
+ * uncertain falls back from the winner's temperature-0 decode, not from a second run of it.
  */
 interface EncodedWindows {
   buffer: ArrayBufferLike;
   windows: Map<string, ort.Tensor>;
+  greedy: WeakMap<ort.Tensor, Map<string, SearchResult>>;
 }
 
 const NO_SPEECH: Omit<WhisperTranscribeResult, "language"> = {
@@ -196,7 +199,7 @@ export class WhisperEngine implements Engine {
 
   /** `signal` stops the work before the next encoder or decoder call (the promise rejects with its reason). */
   async transcribe(request: TranscribeRequest, signal?: AbortSignal): Promise<WhisperTranscribeResult> {
-    return this.transcribeWith(request, signal, { buffer: request.audio.buffer, windows: new Map() });
+    return this.transcribeWith(request, signal, { buffer: request.audio.buffer, windows: new Map(), greedy: new WeakMap() });
   }
 
   private async transcribeWith(request: TranscribeRequest, signal: AbortSignal | undefined, encoded: EncodedWindows): Promise<WhisperTranscribeResult> {
@@ -314,11 +317,19 @@ export class WhisperEngine implements Engine {
       const tried: { result: SearchResult; ratio: number; temperature: number; overrun: boolean }[] = [];
       let chosen: (typeof tried)[number] | undefined;
       let passed = true;
+      // Everything a temperature-0 decode depends on besides the encoder output (the filters follow
+      // from the prompt's tokens, the lead's timing and the bias).
+      const greedyKey = JSON.stringify([prompt, led ? null : context.length, budget, beamSize, led?.timed ? led.seconds : null, bias]);
+      const greedy = encoded.greedy.get(hidden) ?? new Map<string, SearchResult>();
+      encoded.greedy.set(hidden, greedy);
       for (const t of temperatures) {
-        const result = await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
-          prompt, sotIndex: led ? null : context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, temperature: t, random, signal, firstCall,
-          loopChecks: this.loopChecks,
-        });
+        const result =
+          (t === 0 ? greedy.get(greedyKey) : undefined) ??
+          (await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
+            prompt, sotIndex: led ? null : context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, temperature: t, random, signal, firstCall,
+            loopChecks: this.loopChecks,
+          }));
+        if (t === 0) greedy.set(greedyKey, result);
         // Stopped by the per-second budget (not by Whisper's own limit): a runaway decode.
         const overrun = budget < sampleLen && result.tokens.length >= budget;
         const attempt = { result, ratio: compressionRatio(this.tokenizer.decode(result.tokens)), temperature: t, overrun };
