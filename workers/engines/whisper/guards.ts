@@ -4,7 +4,24 @@ import { borrowsFromPrompt, plainWords as wordsOf, SHORT_AUDIO_S, tooDense } fro
 /** A decode of `seconds` of audio that its prompt led astray (see `WhisperEngine.transcribe`). */
 export function promptLed(text: string, prompt: string, seconds: number): boolean {
   const short = seconds < SHORT_AUDIO_S;
-  return echoesPrompt(text, prompt, short) || tooDense(text, seconds) || (short && borrowsFromPrompt(text, prompt));
+  return echoesPrompt(text, prompt, short) || copiesPrompt(text, prompt) || tooDense(text, seconds) || (short && borrowsFromPrompt(text, prompt));
+}
+
+/** Words of a prompt's end that `copiesPrompt` searches. */
+const COPY_SPAN_WORDS = 40;
+
+/**
+ * `text` is, word for word, three words or more found together in `prompt`'s last words, anywhere,
+ * not only at its end (`echoesPrompt`): on a reply it cannot make out, Whisper writes a phrase of
+ * its prompt or lead again ("I'll say bye to you." for a noisy "Two." after "I'll say bye to you.
+ * Please."). A speaker who did say them again is heard so by the decode made without it.
+ */
+export function copiesPrompt(text: string, prompt: string): boolean {
+  const t = wordsOf(text);
+  const p = wordsOf(prompt).slice(-COPY_SPAN_WORDS);
+  if (t.length < 3) return false;
+  for (let i = 0; i + t.length <= p.length; i++) if (t.every((w, j) => w === p[i + j])) return true;
+  return false;
 }
 
 /**

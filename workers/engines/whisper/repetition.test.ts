@@ -47,6 +47,18 @@ describe("repetition loops", () => {
 });
 
 describe("a decode that writes its prompt again", () => {
+  test("copiesPrompt: three words or more of the prompt again, together, anywhere in its last forty", async () => {
+    const { copiesPrompt, promptLed } = await import("./guards.ts");
+    expect(copiesPrompt("I'll say bye to you.", "Speak to me. Come here. I'll say bye to you. Please.")).toBe(true);
+    expect(copiesPrompt("Speak to a person", "Speak to a person. Correct.")).toBe(true);
+    expect(copiesPrompt("Speak to an agent", "Speak to a person. Correct.")).toBe(false);
+    expect(copiesPrompt("Come here.", "Speak to me. Come here. Please.")).toBe(false); // two words: echoesPrompt's and borrowsFromPrompt's
+    expect(copiesPrompt("one two three", `one two three ${"word ".repeat(40)}`)).toBe(false);
+    // The final's guard: 1.5 s of audio is past the short-reply checks, and not too dense for five words.
+    expect(promptLed("I'll say bye to you.", "Speak to me, Oshon. Come here. I'll say bye to you. Please.", 1.51)).toBe(true);
+    expect(promptLed("Okay. Two.", "Speak to me, Oshon. Come here. I'll say bye to you. Please.", 1.51)).toBe(false);
+  });
+
   test("echoesPrompt: the prompt's last words again, word for word; a lone short word is not enough", async () => {
     const { echoesPrompt } = await import("./guards.ts");
     expect(echoesPrompt("1, 2, 3, 4", "One. 1, 2, 3, 4.")).toBe(true);
