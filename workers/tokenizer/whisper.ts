@@ -131,18 +131,6 @@ export class WhisperTokenizer {
   }
   private readonly punctuation = new Map<number, boolean>();
 
-  /** A text token with a letter in it (" hero", "'m"); not digits, punctuation or special tokens. */
-  hasLetters(id: number): boolean {
-    if (id >= this.eot || id < 0) return false;
-    let l = this.lettered.get(id);
-    if (l === undefined) {
-      l = /\p{L}/u.test(this.bpe.decode([id]));
-      this.lettered.set(id, l);
-    }
-    return l;
-  }
-  private readonly lettered = new Map<number, boolean>();
-
   isTimestamp(id: number): boolean {
     return id >= this.timestampBegin && id < this.timestampBegin + WHISPER_TIMESTAMP_COUNT;
   }

@@ -83,12 +83,9 @@ export class WhisperEngine implements Engine {
   /** The encoder takes a variable number of mel frames (a symbolic input length): short utterances get shorter windows. */
   private readonly variableWindow: boolean;
   private readonly isTimestamp = (t: number) => this.tokenizer.isTimestamp(t);
-  /**
-   * Loops are looked for in the text without timestamps (a phrase of words sooner than digits), and
-   * without punctuation too (units of two different tokens or more).
-   */
+  /** Loops are looked for in the text without timestamps, and without punctuation too (units of two different tokens or more). */
   private readonly loopChecks = [
-    { skip: this.isTimestamp, minDistinct: 1, lettered: (t: number) => this.tokenizer.hasLetters(t) },
+    { skip: this.isTimestamp, minDistinct: 1 },
     { skip: (t: number) => this.isTimestamp(t) || this.tokenizer.isPunctuation(t), minDistinct: 2 },
   ];
 

@@ -8,18 +8,13 @@
 /** Longest repeated unit looked for, in text tokens. */
 export const MAX_LOOP_UNIT = 12;
 
-/** Tokens a unit needs for a phrase's lower threshold (`loopRepeats`). */
-const PHRASE_UNIT = 4;
-
 /**
  * Consecutive repetitions of a unit of `unit` text tokens that make a loop. Short units need more:
  * a word or digit said four times running ("no, no, no, no"; "1111") is speech, ten times is not.
- * Every threshold asks for about a dozen tokens of pure repetition, so a phrase (`phrase`: a unit
- * of four tokens or more, two different words among them, "I'm a hero.") loops at its third time;
- * digits and punctuation keep four (a card number's groups, "1-1-1-1, 1-1-1-1, 1-1-1-1").
+ * Every threshold asks for about a dozen tokens of pure repetition.
  */
-export function loopRepeats(unit: number, phrase = false): number {
-  return unit === 1 ? 10 : unit === 2 ? 6 : phrase && unit >= PHRASE_UNIT ? 3 : 4;
+export function loopRepeats(unit: number): number {
+  return unit === 1 ? 10 : unit === 2 ? 6 : 4;
 }
 
 /**
@@ -28,10 +23,9 @@ export function loopRepeats(unit: number, phrase = false): number {
  * loop. -1 when the tail does not loop. Tokens for which `skip` is true (timestamps) are left out
  * of the comparison: a loop across segments repeats its text, not its times. A unit with fewer than
  * `minDistinct` different tokens is not counted (with punctuation skipped, "1-1-1-1, 1-1-1-1" is one
- * token over and over, which a card number may well be). `lettered` tells the tokens with letters
- * (a phrase's lower threshold, `loopRepeats`); without it every unit keeps the higher.
+ * token over and over, which a card number may well be).
  */
-export function loopCut(tokens: readonly number[], skip: (t: number) => boolean = () => false, minDistinct = 1, lettered?: (t: number) => boolean): number {
+export function loopCut(tokens: readonly number[], skip: (t: number) => boolean = () => false, minDistinct = 1): number {
   const text: number[] = [];
   const at: number[] = [];
   for (let i = 0; i < tokens.length; i++) {
@@ -42,14 +36,13 @@ export function loopCut(tokens: readonly number[], skip: (t: number) => boolean 
   }
   const n = text.length;
   for (let p = 1; p <= MAX_LOOP_UNIT; p++) {
-    const unit = text.slice(n - p);
-    const need = loopRepeats(p, lettered !== undefined && new Set(unit.filter(lettered)).size >= 2);
-    if (n < p * need) continue;
+    const need = loopRepeats(p);
+    if (n < p * need) break;
     // Count how far back the last unit repeats with period p.
     let same = 0;
     while (same < n - p && text[n - 1 - same] === text[n - 1 - same - p]) same++;
     const repeats = Math.floor(same / p) + 1;
-    if (repeats >= need && new Set(unit).size >= minDistinct) {
+    if (repeats >= need && new Set(text.slice(n - p)).size >= minDistinct) {
       // The loop's tokens begin (repeats − 1) units before the last one; the first unit is kept.
       const firstUnitStart = n - repeats * p;
       return at[firstUnitStart + p]!;

@@ -204,7 +204,7 @@ export interface SearchOptions {
    * a loop whose repeats are punctuated differently: "I'm a hero. I'm a hero,") and the different
    * tokens a unit needs. Absent: no check.
    */
-  loopChecks?: readonly { skip: (token: number) => boolean; minDistinct: number; lettered?: (token: number) => boolean }[];
+  loopChecks?: readonly { skip: (token: number) => boolean; minDistinct: number }[];
 }
 
 export interface SearchResult {
@@ -223,8 +223,8 @@ export interface SearchResult {
 /** Where a hypothesis's tail loops (-1: it does not, or no check was asked for). */
 function loopAt(tokens: readonly number[], opts: SearchOptions): number {
   if (!opts.loopChecks || tokens.length < 10) return -1;
-  for (const { skip, minDistinct, lettered } of opts.loopChecks) {
-    const at = loopCut(tokens, skip, minDistinct, lettered);
+  for (const { skip, minDistinct } of opts.loopChecks) {
+    const at = loopCut(tokens, skip, minDistinct);
     if (at >= 0) return at;
   }
   return -1;
