@@ -6,6 +6,11 @@ export interface WhisperDecodingOptions {
   beamSize: number;
   /** Temperatures tried in turn while a result fails the checks (finals only). */
   temperatures: number[];
+  /**
+   * Texts sampled side by side at each temperature above 0, the likeliest kept (faster-whisper's
+   * `best_of`). A request for a greedy search (beam size 1) samples one. Default 5.
+   */
+  bestOf: number;
   /** Above this gzip ratio a result is a fallback candidate; a final one still above is rejected. */
   compressionRatioThreshold: number;
   /** Below this average log-probability a result is a fallback candidate. */
@@ -55,6 +60,7 @@ export const TOKEN_SLACK = 16;
 export const DEFAULT_DECODING: WhisperDecodingOptions = {
   beamSize: 5,
   temperatures: [0, 0.2, 0.4, 0.6, 0.8, 1],
+  bestOf: 5,
   compressionRatioThreshold: 2.4,
   logProbThreshold: -1,
   noSpeechThreshold: 0.6,

@@ -326,7 +326,7 @@ export class WhisperEngine implements Engine {
         const result =
           (t === 0 ? greedy.get(greedyKey) : undefined) ??
           (await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
-            prompt, sotIndex: led ? null : context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, temperature: t, random, signal, firstCall,
+            prompt, sotIndex: led ? null : context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, bestOf: beamSize > 1 ? decoding.bestOf : 1, temperature: t, random, signal, firstCall,
             loopChecks: this.loopChecks,
           }));
         if (t === 0) greedy.set(greedyKey, result);

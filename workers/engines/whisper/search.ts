@@ -189,6 +189,11 @@ export interface SearchOptions {
   beamSize: number;
   /** 0 = argmax/beam; above 0 = sampling at this temperature. */
   temperature: number;
+  /**
+   * At a temperature above 0, this many texts are sampled side by side (one batch per step) and the
+   * likeliest per token is kept, as faster-whisper's `best_of`. Absent or 1: one text.
+   */
+  bestOf?: number;
   random: () => number;
   /** Stops the search between decoder calls (rejects with the signal's reason). */
   signal?: AbortSignal;
@@ -264,6 +269,8 @@ export async function decodeWindow(
     noSpeechProb,
     looped,
   });
+
+  if (opts.temperature > 0 && (opts.bestOf ?? 1) > 1) return bestOfSamples(decoder, encoderHidden, first.cache, score(lastRow, []), score, eot, opts, finish);
 
   if (opts.beamSize <= 1 || opts.temperature > 0) {
     const tokens: number[] = [];
@@ -361,6 +368,68 @@ export async function decodeWindow(
     }
   }
   return finish(best.tokens, best.logprobs, best.sum, best.looped === true);
+}
+
+/**
+ * Temperature sampling of `opts.bestOf` texts in one batch per step, each row drawn on its own; a
+ * row ends at end-of-text or where its text loops (`loopAt`, kept up to the loop). Ranked like the
+ * beam's hypotheses: sum log-probability / length, a text cut out of a loop only when every one was.
+ */
+async function bestOfSamples(
+  decoder: WhisperDecoder,
+  encoderHidden: ort.Tensor,
+  firstCache: DecoderCache,
+  firstRow: Float32Array,
+  score: (row: Float32Array, sampled: number[]) => Float32Array,
+  eot: number,
+  opts: SearchOptions,
+  finish: (tokens: number[], logprobs: number[], sum: number, looped?: boolean) => SearchResult,
+): Promise<SearchResult> {
+  const V = decoder.vocabSize;
+  const n = opts.bestOf ?? 1;
+  type Row = { tokens: number[]; logprobs: number[]; sum: number; row: Float32Array };
+  // Every sample starts from the first call's one filtered row; sampling does not change it.
+  let live: Row[] = Array.from({ length: n }, () => ({ tokens: [], logprobs: [], sum: 0, row: firstRow }));
+  let cache = decoder.reorder(firstCache, new Array(n).fill(0));
+  const done: { tokens: number[]; logprobs: number[]; sum: number; looped: boolean }[] = [];
+  for (let step = 0; live.length > 0; step++) {
+    const next: Row[] = [];
+    const parents: number[] = [];
+    live.forEach((h, r) => {
+      const token = sample(logSoftmax(h.row, opts.temperature), opts.random);
+      const lp = token === undefined ? 0 : h.row[token] - logSumExp(h.row);
+      if (token === undefined || token === eot) {
+        done.push({ tokens: h.tokens, logprobs: h.logprobs, sum: h.sum + lp, looped: false });
+        return;
+      }
+      const tokens = [...h.tokens, token];
+      const logprobs = [...h.logprobs, lp];
+      const cut = loopAt(tokens, opts);
+      if (cut >= 0) done.push({ tokens: tokens.slice(0, cut), logprobs: logprobs.slice(0, cut), sum: sumOf(logprobs.slice(0, cut)), looped: true });
+      else if (step === opts.sampleLen - 1) done.push({ tokens, logprobs, sum: h.sum + lp, looped: false });
+      else {
+        next.push({ tokens, logprobs, sum: h.sum + lp, row: h.row });
+        parents.push(r);
+      }
+    });
+    if (next.length === 0) break;
+    await stopIfAborted(opts.signal);
+    cache = decoder.reorder(cache, parents);
+    const out = await decoder.step(next.map((h) => h.tokens[h.tokens.length - 1]!), encoderHidden, cache);
+    cache = out.cache;
+    live = next.map((h, r) => ({ ...h, row: score(out.logits.subarray(r * V, (r + 1) * V), h.tokens) }));
+  }
+  const whole = done.filter((d) => !d.looped);
+  let best = done[0]!;
+  let bestScore = -Infinity;
+  for (const d of whole.length > 0 ? whole : done) {
+    const s = d.sum / Math.max(1, d.tokens.length);
+    if (s > bestScore) {
+      bestScore = s;
+      best = d;
+    }
+  }
+  return finish(best.tokens, best.logprobs, best.sum, best.looped);
 }
 
 function sample(logprobs: Float64Array, random: () => number): number | undefined {

@@ -195,6 +195,32 @@ describe("Whisper engine on a scripted fixture", () => {
     await clear.engine.dispose();
   });
 
+  test("above temperature 0, five texts are sampled side by side and the likeliest kept (faster-whisper's best_of)", async () => {
+    // Six words the beam prefers, each followed by noise (every token as likely: the decode fails
+    // its log-probability check), and a seventh, " yes", that the beam never proposes (its six
+    // best tokens per hypothesis are the others) but that ends cleanly when sampled.
+    const yes = one(" yes");
+    const worse = [" one", " two", " three", " four", " five", " six"].map(one);
+    const positions: LogitRow[] = [{ [lang("en")]: 5 }, {}, { [ts(0)]: 10 }, { ...Object.fromEntries(worse.map((t) => [t, 1])), [yes]: 0.9 }, {}];
+    const script = { positions, afterToken: { [yes]: { [ts(0.5)]: 30 }, [ts(0.5)]: { [tk.eot]: 30 } } };
+    const second = jfk.slice(0, 16000);
+    // With this seed five samples find it at temperature 0.6; one sample per temperature never does.
+    const { engine, calls } = await engineFor(script, { decoding: { seed: 3 } });
+    const r = await engine.transcribe({ audio: second, partial: false, languages: ["en"] });
+    expect(r.text).toBe("yes");
+    expect(r.stats[0]).toMatchObject({ temperature: 0.6, passed: true });
+    // Each attempt's first step: the beam's five hypotheses at 0, then five samples at 0.2, 0.4, 0.6.
+    const rows = (c: DecoderCallTrace[]) => c.filter((x) => x.useCacheBranch && x.pastLength === 3).map((x) => x.inputIds.length);
+    expect(rows(calls)).toEqual([5, 5, 5, 5]);
+    const single = await engineFor(script, { decoding: { seed: 3, bestOf: 1 } });
+    const once = await single.engine.transcribe({ audio: second, partial: false, languages: ["en"] });
+    expect(rows(single.calls)).toEqual([5, 1, 1, 1, 1, 1]);
+    expect(once.stats[0].passed).toBe(false);
+    expect(once.text).not.toBe("yes");
+    await engine.dispose();
+    await single.engine.dispose();
+  });
+
   test("a decode running on past its audio stops at the per-second token budget and yields nothing", async () => {
     const [b, dot] = [one(" B"), one(".")];
     // 110 tokens in a period of 13: longer than the loop check's unit, so only the budget stops it.
