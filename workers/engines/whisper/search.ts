@@ -280,7 +280,7 @@ export async function decodeWindow(
     let cache = first.cache;
     for (let step = 0; step < opts.sampleLen; step++) {
       // The chosen token's log-probability needs only the row's log-sum-exp, not a log-softmax array.
-      const token = opts.temperature > 0 ? sample(logSoftmax(row, opts.temperature), opts.random) : argmax(row);
+      const token = opts.temperature > 0 ? sample(row, opts.temperature, opts.random) : argmax(row);
       if (token === undefined) break;
       const lp = row[token] - logSumExp(row);
       sum += lp;
@@ -396,7 +396,7 @@ async function bestOfSamples(
     const next: Row[] = [];
     const parents: number[] = [];
     live.forEach((h, r) => {
-      const token = sample(logSoftmax(h.row, opts.temperature), opts.random);
+      const token = sample(h.row, opts.temperature, opts.random);
       const lp = token === undefined ? 0 : h.row[token] - logSumExp(h.row);
       if (token === undefined || token === eot) {
         done.push({ tokens: h.tokens, logprobs: h.logprobs, sum: h.sum + lp, looped: false });
@@ -432,13 +432,23 @@ async function bestOfSamples(
   return finish(best.tokens, best.logprobs, best.sum, best.looped);
 }
 
-function sample(logprobs: Float64Array, random: () => number): number | undefined {
-  let u = random();
+/**
+ * A token drawn from softmax(row / temperature), undefined when every entry is −Infinity. Two
+ * passes over the row and no array: five samples a step would otherwise build five log-softmax rows.
+ */
+function sample(row: Float32Array, temperature: number, random: () => number): number | undefined {
+  const max = maxOf(row);
+  if (max === -Infinity) return undefined;
+  const n = row.length;
+  let total = 0;
+  for (let i = 0; i < n; i++) total += Math.exp((row[i]! - max) / temperature);
+  let u = random() * total;
   let last: number | undefined;
-  for (let i = 0; i < logprobs.length; i++) {
-    if (logprobs[i] === -Infinity) continue;
+  for (let i = 0; i < n; i++) {
+    const v = row[i]!;
+    if (v === -Infinity) continue;
     last = i;
-    u -= Math.exp(logprobs[i]);
+    u -= Math.exp((v - max) / temperature);
     if (u <= 0) return i;
   }
   return last;
