@@ -280,10 +280,15 @@ describe.skipIf(!ready)("Whisper engine on real weights", () => {
 
   test("low latency: no temperature fallback for a low log-probability alone, but still for repetition", async () => {
     const audio = readWavFile(path.join(sharedAudio, "spelling", "a.wav")).samples;
-    // A threshold above this clip's greedy log-probability (about -0.7) makes the default fall back.
-    const strict = { logProbThreshold: -0.3 };
+    // A threshold above this clip's greedy log-probability (about -0.7) makes the default fall back,
+    // once windows of a word or two do.
+    const strict = { logProbThreshold: -0.3, lowLogprobFallbackMinS: 0 };
     const full = await tiny.transcribe({ audio, partial: false, beamSize: 1, decoding: strict } as WhisperTranscribeRequest);
     expect(full.stats[0]!.temperature).toBeGreaterThan(0);
+    // By default a clip this short does not fall back for its log-probability alone.
+    const short = await tiny.transcribe({ audio, partial: false, beamSize: 1, decoding: { logProbThreshold: -0.3 } } as WhisperTranscribeRequest);
+    expect(short.stats[0]).toMatchObject({ temperature: 0, passed: true });
+    expect(short.stats[0]!.avgLogprob).toBeLessThan(-0.3);
     const quick = await tiny.transcribe({ audio, partial: false, beamSize: 1, lowLatency: true, decoding: strict } as WhisperTranscribeRequest);
     expect(quick.stats[0]!.temperature).toBe(0);
     expect(quick.stats[0]!.avgLogprob).toBeLessThan(strict.logProbThreshold);

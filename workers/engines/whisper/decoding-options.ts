@@ -15,6 +15,14 @@ export interface WhisperDecodingOptions {
   compressionRatioThreshold: number;
   /** Below this average log-probability a result is a fallback candidate. */
   logProbThreshold: number;
+  /**
+   * A window whose new audio (after any lead) is shorter than this (s) falls back for a low average
+   * log-probability alone no more: a word or two's average rests on a few tokens (its punctuation,
+   * its end), and on the fidelity set such fallbacks never passed at a higher temperature; each cost
+   * five decodes and kept the temperature-0 text (bench/README.md, "Fidelity"). Repetition, an
+   * overrun and text denser than speech still fall back. 0: every window falls back.
+   */
+  lowLogprobFallbackMinS: number;
   /** With the average log-probability also below `logProbThreshold`, the window is silence. */
   noSpeechThreshold: number;
   /** Emit timestamp tokens (segment and word timings). Default true. */
@@ -63,6 +71,7 @@ export const DEFAULT_DECODING: WhisperDecodingOptions = {
   bestOf: 5,
   compressionRatioThreshold: 2.4,
   logProbThreshold: -1,
+  lowLogprobFallbackMinS: 3,
   noSpeechThreshold: 0.6,
   timestamps: true,
   seed: 1,

@@ -20,7 +20,7 @@ import { contextPrompt, vocabularyBias } from "./prompt.ts";
 import { LogitFilters, decodeWindow, logSoftmax, type SearchResult } from "./search.ts";
 import { compressionRatio, seekAdvance, spokenWeight, tokensToSegments, type TimedSegment } from "./segments.ts";
 import { afterPrefix, ledSegments, usableLead } from "./lead.ts";
-import { lastClosedSegment } from "./repetition.ts";
+import { lastClosedSegment, tooDense } from "./repetition.ts";
 import { type LanguageDecode, byDecode, reweighted, rivalLanguage, withPriorProbabilities } from "./language-choice.ts";
 import { mulberry32 } from "../../util/prng.ts";
 import { stopIfAborted } from "../../util/abort.ts";
@@ -282,7 +282,9 @@ export class WhisperEngine implements Engine {
         ...(bias.length > 0 ? { bias } : {}),
       });
       const sampleLen = Math.min(224, Math.floor(this.cfg.maxTargetPositions / 2));
-      const budget = Math.min(sampleLen, this.cfg.maxTargetPositions - prompt.length, Math.ceil((windowSeconds - (led?.seconds ?? 0)) * decoding.maxTokensPerSecond) + TOKEN_SLACK);
+      /** Seconds of the window's audio after the lead (the lead's words are not decoded again). */
+      const newSeconds = windowSeconds - (led?.seconds ?? 0);
+      const budget = Math.min(sampleLen, this.cfg.maxTargetPositions - prompt.length, Math.ceil(newSeconds * decoding.maxTokensPerSecond) + TOKEN_SLACK);
       const random = mulberry32(decoding.seed + seek);
       /**
        * Where a result cut out of a loop resumes, and the tokens it keeps: after the text before the
@@ -311,10 +313,10 @@ export class WhisperEngine implements Engine {
       const firstCall = () => (first ??= this.decoder.run(prompt, hidden, detectedCross ? this.decoder.startingFrom(detectedCross) : null));
       // Temperature fallback as faster-whisper does it: stop at the first result that passes the
       // checks (or is silence); when none does, keep the likeliest of those that are not too
-      // repetitive (of all, if every one is). A low-latency request falls back for repetition
-      // only: a low average log-probability alone (common on an utterance of a word or two) would
-      // cost it up to five more decodes.
-      const tried: { result: SearchResult; ratio: number; temperature: number; overrun: boolean }[] = [];
+      // repetitive (of all, if every one is). A low-latency request, and a window of a word or two
+      // (`lowLogprobFallbackMinS`), fall back for repetition only: a low average log-probability
+      // alone is common there and would cost up to five more decodes.
+      const tried: { result: SearchResult; ratio: number; temperature: number; overrun: boolean; dense: boolean }[] = [];
       let chosen: (typeof tried)[number] | undefined;
       let passed = true;
       // Everything a temperature-0 decode depends on besides the encoder output (the filters follow
@@ -332,12 +334,16 @@ export class WhisperEngine implements Engine {
         if (t === 0) greedy.set(greedyKey, result);
         // Stopped by the per-second budget (not by Whisper's own limit): a runaway decode.
         const overrun = budget < sampleLen && result.tokens.length >= budget;
-        const attempt = { result, ratio: compressionRatio(this.tokenizer.decode(result.tokens)), temperature: t, overrun };
+        // More words than the window's new audio can hold (a digit run going on past what was
+        // said): made up, as a loop is, though no unit repeats.
+        const dense = tooDense(this.tokenizer.decode(result.tokens.filter((x) => x < this.tokenizer.eot)), newSeconds);
+        const attempt = { result, ratio: compressionRatio(this.tokenizer.decode(result.tokens)), temperature: t, overrun, dense };
         tried.push(attempt);
         const lowLogprob = result.avgLogprob < decoding.logProbThreshold;
         // A loop after whole segments is not retried: the window resumes after those segments.
         const unresumable = result.looped && resumePoint(result) === null;
-        let fallback = attempt.ratio > decoding.compressionRatioThreshold || overrun || unresumable || (lowLogprob && req.lowLatency !== true);
+        const unsure = lowLogprob && req.lowLatency !== true && newSeconds >= decoding.lowLogprobFallbackMinS;
+        let fallback = attempt.ratio > decoding.compressionRatioThreshold || overrun || dense || unresumable || unsure;
         if (result.noSpeechProb > decoding.noSpeechThreshold && lowLogprob) fallback = false; // silence
         if (!fallback) {
           chosen = attempt;
@@ -348,9 +354,11 @@ export class WhisperEngine implements Engine {
         passed = false;
         // A result cut out of a loop keeps only what came before the loop: any whole result that
         // passed the repetition checks is preferred to it (the audio after the loop is heard there).
+        // A result denser than speech comes after both, though still before a repetitive one.
         const sound = tried.filter((a) => a.ratio <= decoding.compressionRatioThreshold && !a.overrun);
-        const whole = sound.filter((a) => !a.result.looped);
-        const pool = whole.length > 0 ? whole : sound.length > 0 ? sound : tried;
+        const fit = sound.filter((a) => !a.dense);
+        const whole = fit.filter((a) => !a.result.looped);
+        const pool = [whole, fit, sound, tried].find((p) => p.length > 0)!;
         const best = pool.reduce((a, b) => (b.result.avgLogprob > a.result.avgLogprob ? b : a));
         chosen = { ...best, temperature: tried[tried.length - 1].temperature }; // the last one tried, as faster-whisper reports
       }
