@@ -330,6 +330,7 @@ export class WhisperEngine implements Engine {
           (await decodeWindow(this.decoder, hidden, filters, this.tokenizer.eot, this.tokenizer.noSpeech, {
             prompt, sotIndex: led ? null : context.length, sampleLen: budget, beamSize: t > 0 ? 1 : beamSize, bestOf: beamSize > 1 ? decoding.bestOf : 1, temperature: t, random, signal, firstCall,
             loopChecks: this.loopChecks,
+            tooDense: (tokens) => tooDense(this.tokenizer.decode(tokens.filter((x) => x < this.tokenizer.eot)), newSeconds),
           }));
         if (t === 0) greedy.set(greedyKey, result);
         // Stopped by the per-second budget (not by Whisper's own limit): a runaway decode.

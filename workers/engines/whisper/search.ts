@@ -210,6 +210,42 @@ export interface SearchOptions {
    * tokens a unit needs. Absent: no check.
    */
   loopChecks?: readonly { skip: (token: number) => boolean; minDistinct: number }[];
+  /**
+   * Whether a hypothesis's tokens hold more words than its audio can (checked every
+   * `DENSITY_CHECK_EVERY` tokens): such a hypothesis stops there, as at the token budget, and ranks
+   * after every other. Absent: no check.
+   */
+  tooDense?: (tokens: readonly number[]) => boolean;
+}
+
+const DENSITY_CHECK_EVERY = 4;
+const runsOn = (tokens: readonly number[], opts: SearchOptions) => opts.tooDense !== undefined && tokens.length % DENSITY_CHECK_EVERY === 0 && opts.tooDense(tokens);
+
+/** A finished hypothesis of the beam or of `bestOf` samples. */
+interface Ended {
+  tokens: number[];
+  logprobs: number[];
+  sum: number;
+  looped?: boolean;
+  dense?: boolean;
+}
+
+/**
+ * openai/whisper's ranking without a length penalty: sum log-probability / length. A hypothesis cut
+ * out of a loop ranks only when every one was, one stopped as too dense only after those.
+ */
+function likeliest(ended: readonly Ended[]): Ended {
+  const pool = [ended.filter((e) => !e.looped && !e.dense), ended.filter((e) => !e.dense), ended].find((p) => p.length > 0)!;
+  let best = pool[0]!;
+  let bestScore = -Infinity;
+  for (const e of pool) {
+    const s = e.sum / Math.max(1, e.tokens.length);
+    if (s > bestScore) {
+      bestScore = s;
+      best = e;
+    }
+  }
+  return best;
 }
 
 export interface SearchResult {
@@ -289,7 +325,7 @@ export async function decodeWindow(
       logprobs.push(lp);
       const cut = loopAt(tokens, opts);
       if (cut >= 0) return finish(tokens.slice(0, cut), logprobs.slice(0, cut), sumOf(logprobs.slice(0, cut)), true);
-      if (step === opts.sampleLen - 1) break;
+      if (step === opts.sampleLen - 1 || runsOn(tokens, opts)) break;
       await stopIfAborted(opts.signal);
       const next = await decoder.run([token], encoderHidden, cache);
       cache = next.cache;
@@ -311,7 +347,7 @@ export async function decodeWindow(
     { tokens: [], logprobs: [], sum: 0, next: proposals(score(lastRow, [])) },
   ];
   let cache = first.cache;
-  const finished: { tokens: number[]; logprobs: number[]; sum: number; looped?: boolean }[] = [];
+  const finished: Ended[] = [];
   for (let step = 0; step < opts.sampleLen && live.length > 0; step++) {
     const candidates: { parent: number; token: number; sum: number }[] = [];
     live.forEach((h, parent) => {
@@ -332,17 +368,21 @@ export async function decodeWindow(
       const p = live[c.parent];
       return { tokens: [...p.tokens, c.token], logprobs: [...p.logprobs, p.next.get(c.token)!], sum: c.sum };
     });
-    // A hypothesis caught in a loop ends here, cut where the loop began.
+    // A hypothesis caught in a loop ends here, cut where the loop began; one denser than speech
+    // ends as it is.
     const cuts = extended.map((e) => loopAt(e.tokens, opts));
-    if (cuts.some((c) => c >= 0)) {
+    const dense = extended.map((e, i) => cuts[i]! < 0 && runsOn(e.tokens, opts));
+    if (cuts.some((c) => c >= 0) || dense.some((d) => d)) {
       cuts.forEach((c, i) => {
-        if (c < 0 || finished.length >= beam) return;
+        if (finished.length >= beam) return;
         const e = extended[i]!;
+        if (dense[i]) finished.push({ ...e, dense: true });
+        if (c < 0) return;
         const logprobs = e.logprobs.slice(0, c);
         finished.push({ tokens: e.tokens.slice(0, c), logprobs, sum: sumOf(logprobs), looped: true });
       });
-      kept = kept.filter((_, i) => cuts[i]! < 0);
-      extended = extended.filter((_, i) => cuts[i]! < 0);
+      kept = kept.filter((_, i) => cuts[i]! < 0 && !dense[i]);
+      extended = extended.filter((_, i) => cuts[i]! < 0 && !dense[i]);
     }
     if (finished.length >= beam || step === opts.sampleLen - 1 || kept.length === 0) {
       for (const e of extended) if (finished.length < beam) finished.push(e);
@@ -355,25 +395,14 @@ export async function decodeWindow(
     live = extended.map((e, r) => ({ ...e, next: proposals(score(out.logits.subarray(r * V, (r + 1) * V), e.tokens)) }));
   }
   if (finished.length === 0) return finish([], [], 0);
-  // openai/whisper's ranking without a length penalty: sum log-probability / length. A hypothesis
-  // cut out of a loop ranks only when every one was.
-  const whole = finished.filter((f) => !f.looped);
-  let best = finished[0];
-  let bestScore = -Infinity;
-  for (const f of whole.length > 0 ? whole : finished) {
-    const s = f.sum / Math.max(1, f.tokens.length);
-    if (s > bestScore) {
-      bestScore = s;
-      best = f;
-    }
-  }
+  const best = likeliest(finished);
   return finish(best.tokens, best.logprobs, best.sum, best.looped === true);
 }
 
 /**
  * Temperature sampling of `opts.bestOf` texts in one batch per step, each row drawn on its own; a
- * row ends at end-of-text or where its text loops (`loopAt`, kept up to the loop). Ranked like the
- * beam's hypotheses: sum log-probability / length, a text cut out of a loop only when every one was.
+ * row ends at end-of-text, where its text loops (`loopAt`, kept up to the loop) or once it is too
+ * dense (`SearchOptions.tooDense`). Ranked as the beam's hypotheses are (`likeliest`).
  */
 async function bestOfSamples(
   decoder: WhisperDecoder,
@@ -391,7 +420,7 @@ async function bestOfSamples(
   // Every sample starts from the first call's one filtered row; sampling does not change it.
   let live: Row[] = Array.from({ length: n }, () => ({ tokens: [], logprobs: [], sum: 0, row: firstRow }));
   let cache = decoder.reorder(firstCache, new Array(n).fill(0));
-  const done: { tokens: number[]; logprobs: number[]; sum: number; looped: boolean }[] = [];
+  const done: Ended[] = [];
   for (let step = 0; live.length > 0; step++) {
     const next: Row[] = [];
     const parents: number[] = [];
@@ -407,6 +436,7 @@ async function bestOfSamples(
       const cut = loopAt(tokens, opts);
       if (cut >= 0) done.push({ tokens: tokens.slice(0, cut), logprobs: logprobs.slice(0, cut), sum: sumOf(logprobs.slice(0, cut)), looped: true });
       else if (step === opts.sampleLen - 1) done.push({ tokens, logprobs, sum: h.sum + lp, looped: false });
+      else if (runsOn(tokens, opts)) done.push({ tokens, logprobs, sum: h.sum + lp, dense: true });
       else {
         next.push({ tokens, logprobs, sum: h.sum + lp, row: h.row });
         parents.push(r);
@@ -419,17 +449,8 @@ async function bestOfSamples(
     cache = out.cache;
     live = next.map((h, r) => ({ ...h, row: score(out.logits.subarray(r * V, (r + 1) * V), h.tokens) }));
   }
-  const whole = done.filter((d) => !d.looped);
-  let best = done[0]!;
-  let bestScore = -Infinity;
-  for (const d of whole.length > 0 ? whole : done) {
-    const s = d.sum / Math.max(1, d.tokens.length);
-    if (s > bestScore) {
-      bestScore = s;
-      best = d;
-    }
-  }
-  return finish(best.tokens, best.logprobs, best.sum, best.looped);
+  const best = likeliest(done);
+  return finish(best.tokens, best.logprobs, best.sum, best.looped === true);
 }
 
 /**
