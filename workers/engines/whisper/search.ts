@@ -191,7 +191,8 @@ export interface SearchOptions {
   temperature: number;
   /**
    * At a temperature above 0, this many texts are sampled side by side (one batch per step) and the
-   * likeliest per token is kept, as faster-whisper's `best_of`. Absent or 1: one text.
+   * one with the highest log-probability per token is kept, as faster-whisper's `best_of`. Absent
+   * or 1: one text.
    */
   bestOf?: number;
   random: () => number;
